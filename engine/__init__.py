@@ -1,0 +1,1 @@
+"""Tilefold rules engine: a pure Decider (decide / evolve / fold) for both variants."""
