@@ -1,0 +1,164 @@
+"""Per-thread, per-process SQLite connections: pragmas, BUSY retry and storage-fault mapping."""
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from sqlite_utils import Database
+
+from .errors import StorageUnavailable
+
+SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN = 8, 10, 13, 14
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6
+FAULT_CODES = {
+    SQLITE_READONLY: "the database is read-only",
+    SQLITE_IOERR: "disk I/O error",
+    SQLITE_FULL: "the disk (or the database's size limit) is full",
+    SQLITE_CANTOPEN: "the database file cannot be opened",
+}
+FAULT_MESSAGES = {
+    "readonly database": SQLITE_READONLY,
+    "disk i/o error": SQLITE_IOERR,
+    "database or disk is full": SQLITE_FULL,
+    "unable to open database file": SQLITE_CANTOPEN,
+}
+BUSY_MESSAGES = ("database is locked", "database table is locked", "database is busy")
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+MAX_ATTEMPTS = 12
+
+# Connections inherited through fork(): SQLite forbids using (even closing) them in the
+# child, so the child keeps a reference here and never lets them be garbage-collected.
+_INHERITED: list[sqlite3.Connection] = []
+
+
+def error_code(exc: BaseException) -> Optional[int]:
+    """Primary SQLite result code of exc (from sqlite_errorcode or, failing that, the message)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF
+    text = str(exc).lower()
+    if any(m in text for m in BUSY_MESSAGES):
+        return SQLITE_BUSY
+    for message, fault in FAULT_MESSAGES.items():
+        if message in text:
+            return fault
+    return None
+
+
+def is_busy(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.Error) and error_code(exc) in (SQLITE_BUSY, SQLITE_LOCKED)
+
+
+def is_fault(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.Error) and error_code(exc) in FAULT_CODES
+
+
+def backoff(attempt: int) -> None:
+    """Sleep a small jittered, exponentially growing delay (at most ~0.2 s)."""
+    time.sleep(random.uniform(0.001, min(0.2, 0.005 * 2**attempt)))
+
+
+class Connections:
+    """Hands out one connection per (thread, pid) and runs transactions on it."""
+
+    def __init__(self, path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000,
+                 on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
+        if synchronous.upper() not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, got {synchronous!r}")
+        self.path = str(path)
+        self.synchronous = synchronous.upper()
+        self.busy_timeout_ms = int(busy_timeout_ms)
+        self.on_connect = on_connect
+        self._local = threading.local()
+
+    # -- connection lifecycle -------------------------------------------------
+    def get(self) -> tuple[sqlite3.Connection, Database]:
+        """This thread's connection in this process, opening a fresh one when needed."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        if conn is not None and local.pid != os.getpid():
+            _INHERITED.append(conn)  # opened by the parent before fork: never touch it
+            conn = local.conn = None
+        if conn is None:
+            conn = self._open()
+            local.conn, local.db, local.pid = conn, Database(conn, recursive_triggers=False,
+                                                             execute_plugins=False), os.getpid()
+        return conn, local.db
+
+    def _open(self) -> sqlite3.Connection:
+        conn = None
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
+                                   isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
+            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if self.on_connect is not None:
+                self.on_connect(conn)
+            return conn
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            raise _unavailable(exc) from exc
+
+    def discard(self) -> None:
+        """Close and forget this thread's connection (no-op if none, or if inherited via fork)."""
+        local = self._local
+        conn = getattr(local, "conn", None)
+        local.conn = None
+        if conn is None:
+            return
+        if local.pid != os.getpid():
+            _INHERITED.append(conn)
+            return
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+    # -- transactions ---------------------------------------------------------
+    def write(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
+        """Run fn inside BEGIN IMMEDIATE ... COMMIT, retrying on SQLITE_BUSY."""
+        return self._transaction("BEGIN IMMEDIATE", fn)
+
+    def read(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
+        """Run fn inside a deferred (snapshot) read transaction, retrying on SQLITE_BUSY."""
+        return self._transaction("BEGIN", fn)
+
+    def _transaction(self, begin: str, fn: Callable) -> Any:
+        for attempt in range(MAX_ATTEMPTS):
+            conn, db = self.get()
+            try:
+                conn.execute(begin)
+                result = fn(conn, db)
+                conn.execute("COMMIT")
+                return result
+            except BaseException as exc:
+                self._rollback(conn)
+                if is_busy(exc) and attempt + 1 < MAX_ATTEMPTS:
+                    backoff(attempt)
+                    continue
+                if is_fault(exc) or is_busy(exc):
+                    self.discard()
+                    raise _unavailable(exc) from exc
+                raise
+        raise AssertionError("unreachable")
+
+    def _rollback(self, conn: sqlite3.Connection) -> None:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            self.discard()
+
+
+def _unavailable(exc: BaseException) -> StorageUnavailable:
+    code = error_code(exc)
+    if code in (SQLITE_BUSY, SQLITE_LOCKED):  # SQLite's own text says "locked": keep it out
+        return StorageUnavailable(f"event storage unavailable: still busy after {MAX_ATTEMPTS} attempts")
+    reason = FAULT_CODES.get(code, "SQLite could not open or use the database")
+    return StorageUnavailable(f"event storage unavailable: {reason} ({type(exc).__name__}: {exc})")

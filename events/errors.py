@@ -1,0 +1,34 @@
+"""Exceptions raised by the event store."""
+
+
+class EventStoreError(Exception):
+    """Base class for every event-store error."""
+
+
+class ConcurrencyError(EventStoreError):
+    """The stream's current version is not the version the caller expected."""
+
+    def __init__(self, stream: str, expected_version: int, current_version: int):
+        self.stream = stream
+        self.expected_version = expected_version
+        self.current_version = current_version
+        super().__init__(
+            f"stream {stream!r} is at version {current_version}, "
+            f"but the append expected version {expected_version}"
+        )
+
+
+class IdempotencyMismatch(EventStoreError):
+    """An idempotency key was reused with a different request."""
+
+    def __init__(self, key: str, detail: str):
+        self.key = key
+        super().__init__(f"idempotency key {key!r} was already used for {detail}")
+
+
+class StorageUnavailable(EventStoreError):
+    """The database cannot be written or read right now (disk full, read-only, I/O error, busy)."""
+
+
+class UpcastError(EventStoreError):
+    """A stored payload cannot be upcast to the current schema version."""

@@ -1,0 +1,68 @@
+"""Value objects the event store accepts and returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append; schema_version None means the type's registered current version."""
+
+    type: str
+    payload: dict
+    schema_version: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as read back (payload already upcast to the current schema version)."""
+
+    stream: str
+    version: int
+    position: int
+    type: str
+    schema_version: int
+    payload: dict
+    recorded_at: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append wrote; `replayed` is True when returned for a repeated idempotency key."""
+
+    stream: str
+    first_version: int
+    last_version: int
+    positions: tuple[int, ...]
+    replayed: bool = field(default=False, compare=False)
+
+    @property
+    def first_position(self) -> int:
+        return self.positions[0]
+
+    @property
+    def last_position(self) -> int:
+        return self.positions[-1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stream": self.stream, "first_version": self.first_version,
+                "last_version": self.last_version, "positions": list(self.positions)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], replayed: bool = False) -> "AppendResult":
+        return cls(data["stream"], data["first_version"], data["last_version"],
+                   tuple(data["positions"]), replayed=replayed)
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A row of the outbox table waiting for delivery."""
+
+    id: int
+    stream: str
+    created_at: str
+    payload: Any
+    attempts: int
+    next_attempt_at: Optional[str]

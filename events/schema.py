@@ -1,0 +1,66 @@
+"""Creates the event store's tables, indexes and triggers (idempotent, safe to race)."""
+from __future__ import annotations
+
+import sqlite3
+
+from sqlite_utils import Database
+
+from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
+
+SCHEMA_VERSION = 1
+
+EVENTS_DDL = """
+CREATE TABLE IF NOT EXISTS events (
+    position       INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream         TEXT    NOT NULL,
+    version        INTEGER NOT NULL CHECK (version >= 1),
+    type           TEXT    NOT NULL,
+    schema_version INTEGER NOT NULL CHECK (schema_version >= 1),
+    payload        TEXT    NOT NULL,
+    recorded_at    TEXT    NOT NULL,
+    hash           TEXT    NOT NULL,
+    UNIQUE (stream, version)
+)"""
+
+APPEND_ONLY_TRIGGERS = [
+    """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+       BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+       BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+]
+
+
+def create_schema(connections: Connections) -> None:
+    """Switch the file to WAL and create every table that does not exist yet."""
+    _enable_wal(connections)
+    connections.write(_create_tables)
+
+
+def _enable_wal(connections: Connections) -> None:
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            connections.get()[1].enable_wal()
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or attempt + 1 == MAX_ATTEMPTS:
+                raise
+            backoff(attempt)
+
+
+def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
+    conn.execute(EVENTS_DDL)
+    for trigger in APPEND_ONLY_TRIGGERS:
+        conn.execute(trigger)
+    db["stream_heads"].create({"stream": str, "version": int, "hash": str},
+                              pk="stream", not_null={"version", "hash"}, if_not_exists=True)
+    db["idempotency"].create(
+        {"key": str, "stream": str, "request_hash": str, "result": str, "created_at": str},
+        pk="key", not_null={"stream", "request_hash", "result", "created_at"}, if_not_exists=True)
+    db["outbox"].create(
+        {"id": int, "stream": str, "created_at": str, "payload": str, "delivered_at": str,
+         "attempts": int, "next_attempt_at": str},
+        pk="id", not_null={"stream", "created_at", "payload", "attempts"},
+        defaults={"attempts": 0}, if_not_exists=True)
+    db["outbox"].create_index(["delivered_at", "next_attempt_at"], if_not_exists=True)
+    db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

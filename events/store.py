@@ -1,0 +1,284 @@
+"""EventStore: append-only, hash-chained SQLite event streams with idempotency and an outbox."""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+
+from sqlite_utils import Database
+
+from .chain import Problem, canonical_json, compute_hash, verify_chain
+from .connection import Connections
+from .errors import ConcurrencyError, IdempotencyMismatch
+from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
+from .registry import Registry, default_registry, validate_type_name
+from .schema import create_schema
+
+EventLike = Union[NewEvent, Mapping[str, Any]]
+MAX_STREAM_NAME = 200
+ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorded_at, hash"
+
+
+def utc_now() -> str:
+    """Current time as ISO-8601 UTC with microseconds, e.g. 2024-05-01T12:00:00.123456Z."""
+    return iso(datetime.now(timezone.utc))
+
+
+def iso(moment: Union[datetime, str]) -> str:
+    """Normalise a datetime (naive = UTC) or an ISO string to the store's timestamp format."""
+    if isinstance(moment, str):
+        return moment
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class EventStore:
+    """Append-only event streams in one SQLite file; safe across threads and processes."""
+
+    def __init__(self, path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000,
+                 registry: Optional[Registry] = None,
+                 on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
+        self.path = str(path)
+        self.registry = registry if registry is not None else default_registry
+        self._db = Connections(self.path, synchronous=synchronous,
+                               busy_timeout_ms=busy_timeout_ms, on_connect=on_connect)
+
+    @classmethod
+    def initialise(cls, path: str, **options: Any) -> "EventStore":
+        """Create the schema (idempotent; call once at start-up) and return a store."""
+        store = cls(path, **options)
+        create_schema(store._db)
+        return store
+
+    def close(self) -> None:
+        """Close the calling thread's connection; the next call reopens one."""
+        self._db.discard()
+
+    # -- appending ------------------------------------------------------------
+    def append(self, stream: str, expected_version: int, events: Sequence[EventLike],
+               idempotency_key: Optional[str] = None, *, request_fingerprint: Optional[str] = None,
+               outbox: Optional[Iterable[Any]] = None,
+               extra: Optional[Callable[[sqlite3.Connection], None]] = None) -> AppendResult:
+        """Atomically append events if the stream is at expected_version (0 = new stream)."""
+        _check_stream(stream)
+        _check_expected(expected_version)
+        rows = [self._prepare(event) for event in events]
+        if not rows:
+            raise ValueError("append needs at least one event")
+        outbox_json = [canonical_json(item) for item in outbox or ()]
+        fingerprint = request_fingerprint or _fingerprint(stream, expected_version, rows, outbox_json)
+
+        def transaction(conn: sqlite3.Connection, db: Database) -> AppendResult:
+            if idempotency_key is not None:
+                prior = _prior_result(conn, idempotency_key, stream, fingerprint)
+                if prior is not None:
+                    return prior
+            result = _write_events(conn, stream, expected_version, rows)
+            _write_outbox(conn, stream, outbox_json)
+            if extra is not None:
+                extra(conn)
+            if idempotency_key is not None:
+                _remember(conn, idempotency_key, stream, fingerprint, result)
+            return result
+
+        return self._db.write(transaction)
+
+    def _prepare(self, event: EventLike) -> dict[str, Any]:
+        if isinstance(event, NewEvent):
+            type_name, payload, schema_version = event.type, event.payload, event.schema_version
+        else:
+            type_name, payload = event["type"], event["payload"]
+            schema_version = event.get("schema_version")
+        validate_type_name(type_name)
+        if not isinstance(payload, dict):
+            raise ValueError(f"event payload must be a JSON object (dict), got {type(payload).__name__}")
+        if schema_version is None:
+            schema_version = self.registry.current_version(type_name) or 1
+        if not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 1:
+            raise ValueError(f"schema_version must be an integer >= 1, got {schema_version!r}")
+        try:
+            payload_json = canonical_json(payload)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"payload of {type_name!r} is not JSON-serialisable: {exc}") from exc
+        return {"type": type_name, "schema_version": schema_version,
+                "payload": json.loads(payload_json), "payload_json": payload_json}
+
+    # -- reading --------------------------------------------------------------
+    def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
+        """Events of stream with version > after, in version order, payloads upcast."""
+        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
+        return self._select_events(sql, [stream, after], limit)
+
+    def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
+        """The global feed: every stream's events with position > after_position, in order."""
+        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position"
+        return self._select_events(sql, [after_position], limit)
+
+    def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", params + [int(limit)]
+        rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
+        return [self._to_stored(row) for row in rows]
+
+    def _to_stored(self, row: dict[str, Any]) -> StoredEvent:
+        version, payload = self.registry.upcast(row["type"], row["schema_version"],
+                                                json.loads(row["payload"]))
+        return StoredEvent(row["stream"], row["version"], row["position"], row["type"],
+                           version, payload, row["recorded_at"], row["hash"])
+
+    def current_version(self, stream: str) -> int:
+        """The stream's last version, 0 if it has no events."""
+        return self._db.read(lambda conn, db: _head(conn, stream)[0])
+
+    def streams(self) -> list[str]:
+        """Every stream that has at least one event, sorted by name."""
+        sql = "SELECT DISTINCT stream FROM events ORDER BY stream"
+        return self._db.read(lambda conn, db: [row["stream"] for row in db.query(sql)])
+
+    def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
+        """Raw stored rows (payload as stored, not upcast) for ndjson export / verify_chain."""
+        where, params = ("WHERE stream = ? ORDER BY version", [stream]) if stream else ("ORDER BY position", [])
+        sql = f"SELECT {ROW_COLUMNS} FROM events {where}"
+        rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
+        for row in rows:
+            row["payload"] = json.loads(row["payload"])
+        return rows
+
+    # -- integrity ------------------------------------------------------------
+    def verify_stream(self, stream: str) -> list[Problem]:
+        """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
+        def snapshot(conn: sqlite3.Connection, db: Database):
+            sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY version"
+            heads = list(db.query("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream]))
+            return list(db.query(sql, [stream])), (heads[0] if heads else None)
+
+        rows, head = self._db.read(snapshot)
+        return verify_chain(rows) + _position_problems(rows) + _head_problems(stream, rows, head)
+
+    # -- outbox ---------------------------------------------------------------
+    def outbox_pending(self, now: Union[datetime, str, None] = None, limit: int = 100) -> list[OutboxItem]:
+        """Undelivered outbox rows whose next attempt is due at `now`, oldest first."""
+        sql = ("SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
+               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
+               "ORDER BY id LIMIT ?")
+        params = [iso(now) if now is not None else utc_now(), int(limit)]
+        rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
+        return [OutboxItem(r["id"], r["stream"], r["created_at"], json.loads(r["payload"]),
+                           r["attempts"], r["next_attempt_at"]) for r in rows]
+
+    def outbox_mark_delivered(self, item_id: int, delivered_at: Union[datetime, str, None] = None) -> None:
+        """Record that outbox row item_id was delivered."""
+        when = iso(delivered_at) if delivered_at is not None else utc_now()
+        self._execute("UPDATE outbox SET delivered_at = ? WHERE id = ?", [when, item_id])
+
+    def outbox_mark_failed(self, item_id: int, next_attempt_at: Union[datetime, str]) -> None:
+        """Count a failed delivery of item_id and schedule the next attempt."""
+        sql = "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?"
+        self._execute(sql, [iso(next_attempt_at), item_id])
+
+    # -- meta key/value ---------------------------------------------------------
+    def meta_get(self, key: str, default: Any = None) -> Any:
+        """The JSON value stored under key in the meta table, or default."""
+        sql = "SELECT value FROM meta WHERE key = ?"
+        rows = self._db.read(lambda conn, db: list(db.query(sql, [key])))
+        return json.loads(rows[0]["value"]) if rows else default
+
+    def meta_set(self, key: str, value: Any) -> None:
+        """Store a JSON-serialisable value under key (insert or replace)."""
+        sql = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+        self._execute(sql, [key, canonical_json(value)])
+
+    def _execute(self, sql: str, params: list) -> None:
+        self._db.write(lambda conn, db: conn.execute(sql, params))
+
+
+# -- transaction helpers (run inside BEGIN IMMEDIATE) -----------------------------
+def _head(conn: sqlite3.Connection, stream: str) -> tuple[int, str]:
+    row = conn.execute("SELECT version, hash FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1",
+                       [stream]).fetchone()
+    return (row[0], row[1]) if row else (0, "")
+
+
+def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict]) -> AppendResult:
+    current, prev_hash = _head(conn, stream)
+    if current != expected:
+        raise ConcurrencyError(stream, expected, current)
+    recorded_at, positions = utc_now(), []
+    for offset, row in enumerate(rows, start=1):
+        full = dict(row, stream=stream, version=current + offset, recorded_at=recorded_at)
+        prev_hash = compute_hash(prev_hash, full)
+        cursor = conn.execute(
+            "INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [stream, full["version"], row["type"], row["schema_version"], row["payload_json"],
+             recorded_at, prev_hash])
+        positions.append(cursor.lastrowid)
+    last = current + len(rows)
+    conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
+                 "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
+                 [stream, last, prev_hash])
+    return AppendResult(stream, current + 1, last, tuple(positions))
+
+
+def _write_outbox(conn: sqlite3.Connection, stream: str, items: list[str]) -> None:
+    now = utc_now()
+    conn.executemany("INSERT INTO outbox (stream, created_at, payload, attempts) VALUES (?, ?, ?, 0)",
+                     [(stream, now, item) for item in items])
+
+
+def _prior_result(conn: sqlite3.Connection, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
+    row = conn.execute("SELECT stream, request_hash, result FROM idempotency WHERE key = ?", [key]).fetchone()
+    if row is None:
+        return None
+    if row[0] != stream:
+        raise IdempotencyMismatch(key, f"stream {row[0]!r}, not {stream!r}")
+    if row[1] != fingerprint:
+        raise IdempotencyMismatch(key, "a request with a different body (fingerprint differs)")
+    return AppendResult.from_dict(json.loads(row[2]), replayed=True)
+
+
+def _remember(conn: sqlite3.Connection, key: str, stream: str, fingerprint: str, result: AppendResult) -> None:
+    conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)",
+                 [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
+
+
+def _fingerprint(stream: str, expected: int, rows: list[dict], outbox: list[str]) -> str:
+    body = {"stream": stream, "expected_version": expected, "outbox": outbox,
+            "events": [[r["type"], r["schema_version"], r["payload_json"]] for r in rows]}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+# -- validation and extra integrity checks ------------------------------------
+def _check_stream(stream: Any) -> None:
+    if not isinstance(stream, str) or not stream or len(stream) > MAX_STREAM_NAME:
+        raise ValueError(f"stream must be a non-empty string of at most {MAX_STREAM_NAME} characters")
+
+
+def _check_expected(expected: Any) -> None:
+    if not isinstance(expected, int) or isinstance(expected, bool) or expected < 0:
+        raise ValueError(f"expected_version must be an integer >= 0, got {expected!r}")
+
+
+def _position_problems(rows: list[dict]) -> list[Problem]:
+    problems = []
+    for before, after in zip(rows, rows[1:]):
+        if after["position"] <= before["position"]:
+            message = f"position {after['position']} is not after v{before['version']}'s {before['position']}"
+            problems.append(Problem(after["stream"], after["version"], "position", message))
+    return problems
+
+
+def _head_problems(stream: str, rows: list[dict], head: Optional[dict]) -> list[Problem]:
+    last_version = rows[-1]["version"] if rows else 0
+    last_hash = rows[-1]["hash"] if rows else ""
+    if head is None:
+        return [] if not rows else [Problem(stream, last_version, "truncated", "stream head record missing")]
+    if head["version"] > last_version:
+        message = f"head says v{head['version']} but the last row is v{last_version} (rows dropped at the end)"
+        return [Problem(stream, last_version + 1, "truncated", message)]
+    if head["version"] == last_version and head["hash"] != last_hash:
+        return [Problem(stream, last_version, "hash", "last row's hash differs from the recorded head")]
+    return []
