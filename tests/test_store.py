@@ -1,0 +1,469 @@
+"""Tests for the events package: appends, reads, idempotency, integrity, upcasting, faults."""
+import json
+import sqlite3
+import threading
+import time
+
+import pytest
+
+import events.connection as connection_module
+from events import (AppendResult, ConcurrencyError, EventStore, IdempotencyMismatch, NewEvent,
+                    Registry, StorageUnavailable, UpcastError, compute_hash, verify_chain)
+from events.registry import validate_type_name
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "events.db")
+
+
+@pytest.fixture
+def store(path):
+    return EventStore.initialise(path, registry=Registry())
+
+
+def ev(n, type_="tile_drawn"):
+    return NewEvent(type_, {"n": n})
+
+
+def raw(path):
+    """A plain sqlite3 connection that bypasses the store (for tampering)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    return conn
+
+
+def count(path, table="events"):
+    with sqlite3.connect(path) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+# -- append / read ----------------------------------------------------------------
+def test_round_trip(store):
+    result = store.append("match-1", 0, [ev(1), {"type": "discard", "payload": {"tile": "5m", "ü": "é"}}])
+    assert (result.stream, result.first_version, result.last_version) == ("match-1", 1, 2)
+    assert len(result.positions) == 2 and result.first_position < result.last_position
+    events = store.read("match-1")
+    assert [e.version for e in events] == [1, 2]
+    assert [e.type for e in events] == ["tile_drawn", "discard"]
+    assert events[1].payload == {"tile": "5m", "ü": "é"}
+    assert events[1].position == result.last_position
+    assert events[0].recorded_at.endswith("Z") and "T" in events[0].recorded_at
+    assert len(events[0].hash) == 64
+    assert store.current_version("match-1") == 2
+
+
+def test_payload_is_canonical_json(store, path):
+    store.append("s", 0, [NewEvent("t", {"b": 1, "a": [1, 2], "c": "é"})])
+    with sqlite3.connect(path) as conn:
+        (payload,) = conn.execute("SELECT payload FROM events").fetchone()
+    assert payload == '{"a":[1,2],"b":1,"c":"é"}'
+
+
+def test_read_after_and_limit(store):
+    store.append("s", 0, [ev(i) for i in range(1, 6)])
+    assert [e.version for e in store.read("s", after=3)] == [4, 5]
+    assert [e.version for e in store.read("s", after=1, limit=2)] == [2, 3]
+    assert store.read("s", after=5) == []
+    assert store.read("unknown") == []
+
+
+def test_streams_and_current_version(store):
+    assert store.streams() == []
+    assert store.current_version("nope") == 0
+    store.append("b", 0, [ev(1)])
+    store.append("a", 0, [ev(1), ev(2)])
+    assert store.streams() == ["a", "b"]
+    assert store.current_version("a") == 2
+
+
+def test_read_all_is_globally_ordered(store):
+    store.append("a", 0, [ev(1)])
+    store.append("b", 0, [ev(1), ev(2)])
+    store.append("a", 1, [ev(2)])
+    feed = store.read_all()
+    assert [(e.stream, e.version) for e in feed] == [("a", 1), ("b", 1), ("b", 2), ("a", 2)]
+    assert [e.position for e in feed] == sorted(e.position for e in feed)
+    assert [(e.stream, e.version) for e in store.read_all(after_position=feed[1].position)] == [("b", 2), ("a", 2)]
+    assert len(store.read_all(limit=3)) == 3
+
+
+# -- optimistic concurrency ---------------------------------------------------------
+def test_new_stream_needs_expected_version_zero(store):
+    with pytest.raises(ConcurrencyError) as info:
+        store.append("fresh", 3, [ev(1)])
+    assert info.value.current_version == 0
+    assert store.append("fresh", 0, [ev(1)]).first_version == 1
+
+
+def test_conflict_reports_current_version(store, path):
+    store.append("s", 0, [ev(1), ev(2)])
+    with pytest.raises(ConcurrencyError) as info:
+        store.append("s", 1, [ev(3)])
+    assert info.value.current_version == 2
+    assert "version 2" in str(info.value) and "expected version 1" in str(info.value)
+    assert count(path) == 2
+    assert store.append("s", 2, [ev(3)]).last_version == 3
+
+
+# -- idempotency --------------------------------------------------------------------
+def test_idempotent_retry_returns_original_and_writes_nothing(store, path):
+    first = store.append("s", 0, [ev(1), ev(2)], idempotency_key="req-1")
+    store.append("s", 2, [ev(3)])  # the stream moves on; a late retry must not conflict
+    again = store.append("s", 0, [ev(1), ev(2)], idempotency_key="req-1")
+    assert again == first and again.replayed and not first.replayed
+    assert count(path) == 3
+    assert count(path, "idempotency") == 1
+
+
+def test_idempotency_key_with_other_fingerprint_is_rejected(store, path):
+    store.append("s", 0, [ev(1)], idempotency_key="k", request_fingerprint="body-A")
+    assert store.append("s", 0, [ev(1)], idempotency_key="k", request_fingerprint="body-A").replayed
+    with pytest.raises(IdempotencyMismatch):
+        store.append("s", 1, [ev(2)], idempotency_key="k", request_fingerprint="body-B")
+    assert count(path) == 1
+
+
+def test_idempotency_default_fingerprint_is_the_body(store):
+    store.append("s", 0, [ev(1)], idempotency_key="k")
+    with pytest.raises(IdempotencyMismatch):
+        store.append("s", 0, [ev(99)], idempotency_key="k")
+    with pytest.raises(IdempotencyMismatch):
+        store.append("other", 0, [ev(1)], idempotency_key="k")
+
+
+def test_failed_append_does_not_consume_the_key(store):
+    store.append("s", 0, [ev(1)])
+    with pytest.raises(ConcurrencyError):
+        store.append("s", 0, [ev(2)], idempotency_key="k", request_fingerprint="f")
+    assert store.append("s", 1, [ev(2)], idempotency_key="k", request_fingerprint="f").last_version == 2
+
+
+# -- atomicity, outbox, extra hook ----------------------------------------------------------
+def test_batch_with_unserialisable_payload_writes_nothing(store, path):
+    with pytest.raises(ValueError):
+        store.append("s", 0, [ev(1), NewEvent("t", {"bad": {1, 2}}), ev(3)])
+    with pytest.raises(ValueError):
+        store.append("s", 0, [ev(1), NewEvent("t", {"nan": float("nan")})])
+    assert count(path) == 0 and store.current_version("s") == 0
+
+
+def test_failure_inside_transaction_rolls_everything_back(store, path):
+    def explode(conn):
+        conn.execute("INSERT INTO meta (key, value) VALUES ('x', '1')")
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        store.append("s", 0, [ev(1), ev(2), ev(3)], idempotency_key="k", outbox=[{"hook": 1}], extra=explode)
+    for table in ("events", "outbox", "idempotency", "meta", "stream_heads"):
+        assert count(path, table) == 0, table
+    assert store.append("s", 0, [ev(1)], idempotency_key="k").first_version == 1
+
+
+def test_extra_hook_writes_in_same_transaction(store):
+    store.append("s", 0, [ev(1)], extra=lambda conn: conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('seen', '\"yes\"')"))
+    assert store.meta_get("seen") == "yes"
+
+
+def test_outbox_lifecycle(store):
+    store.append("s", 0, [ev(1)], outbox=[{"hook": "a"}, {"hook": "b"}])
+    pending = store.outbox_pending("2999-01-01T00:00:00.000000Z", limit=10)
+    assert [item.payload for item in pending] == [{"hook": "a"}, {"hook": "b"}]
+    first, second = pending
+    store.outbox_mark_delivered(first.id)
+    store.outbox_mark_failed(second.id, next_attempt_at="2030-01-01T00:00:00.000000Z")
+    assert store.outbox_pending("2029-12-31T23:59:59.000000Z") == []
+    (due,) = store.outbox_pending("2030-01-01T00:00:00.000000Z")
+    assert due.id == second.id and due.attempts == 1
+
+
+def test_meta_round_trip(store):
+    assert store.meta_get("missing", 7) == 7
+    store.meta_set("k", {"a": 1})
+    store.meta_set("k", {"a": 2})
+    assert store.meta_get("k") == {"a": 2}
+
+
+# -- validation -------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", ["", "x" * 65, None, 5])
+def test_type_name_is_validated(store, bad):
+    with pytest.raises(ValueError):
+        store.append("s", 0, [NewEvent(bad, {})])
+
+
+def test_other_argument_validation(store):
+    assert validate_type_name("x" * 64)
+    with pytest.raises(ValueError):
+        store.append("s", 0, [])
+    with pytest.raises(ValueError):
+        store.append("s", 0, [NewEvent("t", ["not", "a", "dict"])])
+    with pytest.raises(ValueError):
+        store.append("s", -1, [ev(1)])
+    with pytest.raises(ValueError):
+        store.append("", 0, [ev(1)])
+
+
+# -- schema, pragmas, connections -----------------------------------------------------
+def test_initialise_is_idempotent_and_sets_pragmas(path):
+    store = EventStore.initialise(path)
+    store.append("s", 0, [ev(1)])
+    store = EventStore.initialise(path)
+    assert store.current_version("s") == 1
+    conn, _ = store._db.get()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
+    assert conn.isolation_level is None
+
+
+def test_events_table_is_append_only_and_unique(store, path):
+    store.append("s", 0, [ev(1)])
+    conn = sqlite3.connect(path, isolation_level=None)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE events SET payload = '{}'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("DELETE FROM events")
+    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
+        conn.execute("INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
+                     "VALUES ('s', 1, 't', 1, '{}', 'now', 'h')")
+
+
+def test_connection_is_reopened_in_another_pid(store, monkeypatch):
+    first, _ = store._db.get()
+    assert store._db.get()[0] is first
+    real_pid = connection_module.os.getpid()
+    monkeypatch.setattr(connection_module.os, "getpid", lambda: real_pid + 100_000)
+    second, _ = store._db.get()
+    assert second is not first and first in connection_module._INHERITED
+    store.append("s", 0, [ev(1)])
+    assert store.current_version("s") == 1
+
+
+def test_each_thread_gets_its_own_connection(store):
+    seen, errors = [], []
+
+    def work(i):
+        try:
+            seen.append(store._db.get()[0])
+            for n in range(10):
+                store.append(f"t{i}", n, [ev(n)])
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len({id(c) for c in seen}) == 4
+    assert all(store.current_version(f"t{i}") == 10 for i in range(4))
+
+
+def test_busy_writer_is_waited_for_not_reported(path):
+    store = EventStore.initialise(path, busy_timeout_ms=50)
+    blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    timer = threading.Timer(0.4, lambda: blocker.execute("ROLLBACK"))
+    timer.start()
+    try:
+        assert store.append("s", 0, [ev(1)]).last_version == 1  # waited through retries
+    finally:
+        timer.join()
+
+
+def test_endless_lock_becomes_storage_unavailable(path, monkeypatch):
+    monkeypatch.setattr(connection_module, "MAX_ATTEMPTS", 3)
+    store = EventStore.initialise(path, busy_timeout_ms=20)
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StorageUnavailable) as info:
+        store.append("s", 0, [ev(1)])
+    assert "locked" not in str(info.value)
+    blocker.execute("ROLLBACK")
+    assert store.append("s", 0, [ev(1)]).last_version == 1
+
+
+# -- tamper detection -----------------------------------------------------------------
+@pytest.fixture
+def chained(store):
+    for n in range(1, 6):
+        store.append("m", n - 1, [ev(n)])
+    assert store.verify_stream("m") == []
+    return store
+
+
+def test_edited_payload_is_named(chained, path):
+    raw(path).execute("UPDATE events SET payload = '{\"n\":99}' WHERE stream = 'm' AND version = 3")
+    problems = chained.verify_stream("m")
+    assert [(p.version, p.kind) for p in problems] == [(3, "hash")]
+    assert "v3" in str(problems[0])
+
+
+def test_dropped_row_is_caught(chained, path):
+    raw(path).execute("DELETE FROM events WHERE stream = 'm' AND version = 2")
+    problems = chained.verify_stream("m")
+    assert (2, "gap") in [(p.version, p.kind) for p in problems]
+
+
+def test_dropped_last_row_is_caught(chained, path):
+    raw(path).execute("DELETE FROM events WHERE stream = 'm' AND version = 5")
+    problems = chained.verify_stream("m")
+    assert [(p.version, p.kind) for p in problems] == [(5, "truncated")]
+
+
+def test_reordered_rows_are_caught(chained, path):
+    conn = raw(path)
+    conn.execute("BEGIN")
+    conn.execute("UPDATE events SET version = version + 100 WHERE stream = 'm' AND version IN (2, 4)")
+    conn.execute("UPDATE events SET version = 4 WHERE stream = 'm' AND version = 102")
+    conn.execute("UPDATE events SET version = 2 WHERE stream = 'm' AND version = 104")
+    conn.execute("COMMIT")
+    versions = {p.version for p in chained.verify_stream("m")}
+    assert {2, 4} <= versions
+
+
+def test_swapped_payloads_and_types_are_caught(chained, path):
+    conn = raw(path)
+    conn.execute("UPDATE events SET type = 'other', payload = '{\"n\":4}' WHERE stream = 'm' AND version = 2")
+    conn.execute("UPDATE events SET payload = '{\"n\":2}' WHERE stream = 'm' AND version = 4")
+    assert sorted(p.version for p in chained.verify_stream("m")) == [2, 4]
+
+
+def test_verify_chain_on_exported_dicts(chained):
+    rows = chained.export_rows("m")
+    assert verify_chain(rows) == []
+    assert verify_chain(json.loads(json.dumps(rows))) == []  # survives an ndjson round trip
+    edited = [dict(r) for r in rows]
+    edited[1]["payload"] = {"n": 42}
+    assert [(p.version, p.kind) for p in verify_chain(edited)] == [(2, "hash")]
+    dropped = rows[:2] + rows[3:]
+    assert (3, "gap") in [(p.version, p.kind) for p in verify_chain(dropped)]
+    reordered = [rows[0], rows[2], rows[1], rows[3], rows[4]]
+    assert {2, 3} <= {p.version for p in verify_chain(reordered)}
+    as_text = [dict(r, payload=json.dumps(r["payload"])) for r in rows]
+    assert verify_chain(as_text) == []
+    assert verify_chain([{"stream": "m", "version": 1}])[0].kind == "malformed"
+
+
+def test_compute_hash_is_public_and_chained(chained):
+    rows = chained.export_rows("m")
+    assert compute_hash("", rows[0]) == rows[0]["hash"]
+    assert compute_hash(rows[0]["hash"], rows[1]) == rows[1]["hash"]
+    assert compute_hash("x", rows[1]) != rows[1]["hash"]
+
+
+# -- upcasting --------------------------------------------------------------------------
+def make_registry():
+    registry = Registry()
+    registry.register("tile_discarded", version=3)
+
+    @registry.upcaster("tile_discarded", from_version=1)
+    def v1_to_v2(payload):
+        return {"tile": payload["t"], "seat": payload.get("seat", 0)}
+
+    @registry.upcaster("tile_discarded", from_version=2)
+    def v2_to_v3(payload):
+        return {**payload, "riichi": False}
+
+    return registry
+
+
+def test_old_payloads_are_upcast_step_by_step(path):
+    store = EventStore.initialise(path, registry=make_registry())
+    store.append("m", 0, [NewEvent("tile_discarded", {"t": "5m"}, schema_version=1),
+                          NewEvent("tile_discarded", {"tile": "1p", "seat": 2}, schema_version=2),
+                          NewEvent("tile_discarded", {"tile": "9s", "seat": 1, "riichi": True})])
+    events = store.read("m")
+    assert [e.schema_version for e in events] == [3, 3, 3]
+    assert events[0].payload == {"tile": "5m", "seat": 0, "riichi": False}
+    assert events[1].payload == {"tile": "1p", "seat": 2, "riichi": False}
+    assert events[2].payload == {"tile": "9s", "seat": 1, "riichi": True}
+    stored = store.export_rows("m")
+    assert [r["schema_version"] for r in stored] == [1, 2, 3]  # storage keeps the original
+    assert stored[0]["payload"] == {"t": "5m"}
+    assert store.verify_stream("m") == []
+
+
+def test_unregistered_types_pass_through(store):
+    store.append("m", 0, [NewEvent("mystery", {"a": 1}, schema_version=7), NewEvent("plain", {})])
+    events = store.read("m")
+    assert [(e.type, e.schema_version, e.payload) for e in events] == [("mystery", 7, {"a": 1}), ("plain", 1, {})]
+
+
+def test_missing_upcaster_is_an_error_not_data_loss(path):
+    registry = Registry()
+    registry.register("x", version=2)
+    store = EventStore.initialise(path, registry=registry)
+    store.append("m", 0, [NewEvent("x", {"old": True}, schema_version=1)])
+    with pytest.raises(UpcastError, match="from schema version 1"):
+        store.read("m")
+    assert store.export_rows("m")[0]["payload"] == {"old": True}
+
+
+# -- storage faults -------------------------------------------------------------------------
+class FaultInjector:
+    """on_connect hook making SQLite itself fail writes (works as root, unlike chmod).
+
+    "full": PRAGMA max_page_count = current size, so the pager returns a real SQLITE_FULL.
+    "readonly": PRAGMA query_only = ON, so writes get a real SQLITE_READONLY.
+    on()/off() also switch every live connection, like a disk filling up or being freed.
+    """
+
+    def __init__(self, kind):
+        self.kind, self.active, self.conns = kind, False, []
+
+    def __call__(self, conn):
+        self.conns.append(conn)
+        self._apply(conn)
+
+    def _apply(self, conn):
+        if self.kind == "full":
+            pages = conn.execute("PRAGMA page_count").fetchone()[0] if self.active else 2**30
+            conn.execute(f"PRAGMA max_page_count = {pages}")
+        else:
+            conn.execute(f"PRAGMA query_only = {'ON' if self.active else 'OFF'}")
+
+    def switch(self, active):
+        self.active = active
+        for conn in self.conns:
+            try:
+                self._apply(conn)
+            except sqlite3.ProgrammingError:  # closed by the store after the fault
+                pass
+
+
+@pytest.mark.parametrize("kind", ["full", "readonly"])
+def test_storage_fault_maps_to_unavailable_and_recovers(path, kind):
+    fault = FaultInjector(kind)
+    store = EventStore.initialise(path, on_connect=fault)
+    acked = [store.append("m", 0, [ev(1)]).last_version]
+    fault.switch(True)
+    big = NewEvent("blob", {"data": "x" * 50_000})
+    for _ in range(2):  # stays unavailable while the fault lasts, each time on a fresh connection
+        with pytest.raises(StorageUnavailable, match="full" if kind == "full" else "read-only"):
+            store.append("m", acked[-1], [big])
+    assert [e.version for e in store.read("m")] == acked  # reads still work, nothing half-written
+    fault.switch(False)
+    acked.append(store.append("m", acked[-1], [big]).last_version)
+    assert [e.version for e in store.read("m")] == acked == [1, 2]
+    assert store.verify_stream("m") == []
+    assert len(fault.conns) >= 3  # the broken connections were discarded and reopened
+
+
+def test_unopenable_database_is_unavailable_then_recovers(tmp_path):
+    path = tmp_path / "not-yet" / "events.db"
+    store = EventStore(str(path))
+    with pytest.raises(StorageUnavailable, match="cannot be opened"):
+        store.read("m")
+    path.parent.mkdir()
+    EventStore.initialise(str(path))
+    assert store.append("m", 0, [ev(1)]).last_version == 1
+
+
+def test_fault_classification_by_message():
+    for message, fault in [("database or disk is full", True), ("disk I/O error", True),
+                           ("attempt to write a readonly database", True), ("no such table: x", False)]:
+        assert connection_module.is_fault(sqlite3.OperationalError(message)) is fault
+    assert connection_module.is_busy(sqlite3.OperationalError("database is locked"))
