@@ -1,0 +1,366 @@
+"""Hand analysis shared by both variants: completeness, decompositions and waits (G-4, G-9, H-2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from typing import Iterable, Optional, Sequence
+
+NUM_KINDS = 34
+HONOUR_START = 27
+_INF = 99
+
+SEQ = "seq"
+TRIPLET = "triplet"
+PAIR = "pair"
+_SHAPE_ORDER = {SEQ: 0, TRIPLET: 1, PAIR: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One set or pair of a decomposition; wild_positions are the places filled by wilds (G-9)."""
+
+    shape: str  # "seq" | "triplet" | "pair"
+    kind: int  # first kind of a seq, or the triplet/pair kind
+    wild_positions: tuple[int, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[int, ...]:
+        """The kinds this block stands for."""
+        if self.shape == SEQ:
+            return (self.kind, self.kind + 1, self.kind + 2)
+        if self.shape == TRIPLET:
+            return (self.kind,) * 3
+        return (self.kind,) * 2
+
+    @property
+    def natural_kinds(self) -> tuple[int, ...]:
+        """The kinds played by natural tiles (not by wilds)."""
+        return tuple(k for p, k in enumerate(self.kinds) if p not in self.wild_positions)
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """A split of the concealed part into sets then the pair (or seven pairs)."""
+
+    blocks: tuple[Block, ...]  # the sets, then the pair LAST; for seven pairs: 7 pair blocks
+    seven_pairs: bool = False
+    stand_ins: int = 0  # how many 白板 tiles played as the wild's kind (H-2)
+
+    @property
+    def sets(self) -> tuple[Block, ...]:
+        return self.blocks if self.seven_pairs else self.blocks[:-1]
+
+    @property
+    def pair(self) -> Optional[Block]:
+        return None if self.seven_pairs else self.blocks[-1]
+
+    @property
+    def wilds_used(self) -> int:
+        return sum(len(b.wild_positions) for b in self.blocks)
+
+
+# ---------------------------------------------------------------- fast completeness (min wilds)
+
+
+def _min_wilds_group(counts: tuple[int, ...], runs: bool) -> tuple[int, int]:
+    """(min wilds with no pair, min wilds with exactly one pair) to split a group into blocks."""
+    return (_min_wilds(counts, runs, False), _min_wilds(counts, runs, True))
+
+
+@lru_cache(maxsize=None)
+def _min_wilds(counts: tuple[int, ...], runs: bool, pair: bool) -> int:
+    """Fewest wilds completing one suit (runs=True) or one honour kind into sets (+ one pair)."""
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        return 2 if pair else 0
+    best = _INF
+    c = counts[i]
+    # triplet of i, then pair of i (G-4); natural tiles of the lowest kind go first (exchange argument)
+    for size, needs_pair in ((3, False), (2, True)):
+        if needs_pair and not pair:
+            continue
+        used = min(c, size)
+        rest = counts[:i] + (c - used,) + counts[i + 1:]
+        sub = _min_wilds(rest, runs, pair and not needs_pair)
+        best = min(best, sub + size - used)
+    if runs:
+        best = min(best, _seq_min(counts, i, pair))
+    return best
+
+
+def _seq_min(counts: tuple[int, ...], i: int, pair: bool) -> int:
+    """Fewest wilds when the lowest tile i opens (or sits inside) a sequence."""
+    best = _INF
+    for start in (i - 2, i - 1, i):
+        if start < 0 or start + 2 > 8:
+            continue
+        rest = list(counts)
+        wild = 0
+        for k in (start, start + 1, start + 2):
+            if rest[k]:
+                rest[k] -= 1
+            else:
+                wild += 1
+        best = min(best, _min_wilds(tuple(rest), True, pair) + wild)
+    return best
+
+
+_SUIT_SLICES = ((0, 9), (9, 18), (18, 27))
+
+
+@lru_cache(maxsize=None)
+def _suit_table(key: tuple[int, ...]) -> tuple[int, int]:
+    return _min_wilds_group(key, True)
+
+
+@lru_cache(maxsize=None)
+def _honours_table(key: tuple[int, ...]) -> tuple[int, int]:
+    """Honours make no sequences: sum per kind, the pair on the cheapest kind."""
+    per_kind = [_min_wilds_group((c,), False) for c in key if c]
+    base = sum(p[0] for p in per_kind)
+    extra = min((p[1] - p[0] for p in per_kind), default=_INF)
+    return base, base + extra
+
+
+def _min_wilds_standard(counts: Sequence[int]) -> int:
+    """Fewest wilds making counts into sets plus one pair (the set count follows from tile count)."""
+    base = 0
+    pair_extra = 2  # a pair of two wilds
+    for lo, hi in _SUIT_SLICES:
+        key = tuple(counts[lo:hi])
+        if any(key):
+            no_pair, with_pair = _suit_table(key)
+            base += no_pair
+            if with_pair - no_pair < pair_extra:
+                pair_extra = with_pair - no_pair
+    no_pair, with_pair = _honours_table(tuple(counts[27:34]))
+    base += no_pair
+    return base + min(pair_extra, with_pair - no_pair)
+
+
+def _complete_no_wild(counts: Sequence[int]) -> bool:
+    """Fast path without wilds: every suit splits cleanly, exactly one pair overall."""
+    pairs = 0
+    for lo, hi in _SUIT_SLICES:
+        key = tuple(counts[lo:hi])
+        n = sum(key)
+        if n == 0:
+            continue
+        r = n % 3
+        if r == 1:
+            return False
+        if r == 0:
+            if _suit_table(key)[0]:
+                return False
+        else:
+            pairs += 1
+            if pairs > 1 or _suit_table(key)[1]:
+                return False
+    for k in range(27, 34):
+        c = counts[k]
+        if c == 1 or c == 4:
+            return False
+        if c == 2:
+            pairs += 1
+            if pairs > 1:
+                return False
+    return pairs == 1
+
+
+def _seven_pairs_ok(counts: Sequence[int], wilds: int) -> bool:
+    """Seven pairs: every odd count needs one wild; four of a kind is two pairs."""
+    return sum(c & 1 for c in counts) <= wilds
+
+
+def _stand_in_variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]) -> Iterable[tuple[int, list[int]]]:
+    """Yield (j, counts) with j of the from-kind tiles moved to the to-kind (H-2 白板 stand-in)."""
+    yield 0, list(counts)
+    if stand_in is None:
+        return
+    src, dst = stand_in
+    for j in range(1, counts[src] + 1):
+        moved = list(counts)
+        moved[src] -= j
+        moved[dst] += j
+        yield j, moved
+
+
+def _check_size(counts: Sequence[int], wilds: int, sets: int, extra: int) -> bool:
+    return len(counts) == NUM_KINDS and sum(counts) + wilds == 3 * sets + extra
+
+
+def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> bool:
+    """True when the concealed part (naturals + wilds) forms `sets` sets and a pair (G-4), or seven pairs."""
+    if not _check_size(counts, wilds, sets, 2):
+        return False
+    if stand_in is None and wilds == 0:
+        if _complete_no_wild(counts):
+            return True
+        return seven_pairs and sets == 4 and _seven_pairs_ok(counts, 0)
+    for _, variant in _stand_in_variants(counts, stand_in):
+        if _min_wilds_standard(variant) <= wilds:
+            return True
+        if seven_pairs and sets == 4 and _seven_pairs_ok(variant, wilds):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- full enumeration
+
+
+def _block_key(b: Block) -> tuple:
+    return (_SHAPE_ORDER[b.shape], b.kind, b.wild_positions)
+
+
+@lru_cache(maxsize=None)
+def _block(shape: str, kind: int, wild_positions: tuple[int, ...]) -> Block:
+    return Block(shape, kind, wild_positions)
+
+
+_ALL_WILD_SETS = tuple(
+    [_block(SEQ, s * 9 + r, (0, 1, 2)) for s in range(3) for r in range(7)]
+    + [_block(TRIPLET, k, (0, 1, 2)) for k in range(NUM_KINDS)]
+)
+_ALL_WILD_PAIRS = tuple(_block(PAIR, k, (0, 1)) for k in range(NUM_KINDS))
+
+
+def _all_wild_blocks(wilds: int, sets_left: int, pairs_left: int) -> set[tuple[Block, ...]]:
+    """Blocks made of wilds alone, once the natural tiles are used up (a wild stands for any kind)."""
+    if wilds != 3 * sets_left + 2 * pairs_left:
+        return set()
+    out = set()
+    for sets in combinations_with_replacement(_ALL_WILD_SETS, sets_left):
+        for pairs in combinations_with_replacement(_ALL_WILD_PAIRS, pairs_left):
+            out.add(tuple(sorted(sets + pairs, key=_block_key)))
+    return out
+
+
+def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int, pairs_left: int):
+    """Triplets and pairs holding natural i, with 0.. wilds in the last positions."""
+    c = counts[i]
+    for shape, size, left in ((TRIPLET, 3, sets_left), (PAIR, 2, pairs_left)):
+        if not left:
+            continue
+        for used in range(1, min(c, size) + 1):
+            need = size - used
+            if need > wilds:
+                continue
+            rest = counts[:i] + (c - used,) + counts[i + 1:]
+            yield _block(shape, i, tuple(range(used, size))), rest, need
+
+
+def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int):
+    """Sequences holding natural i as their lowest natural tile; other places natural or wild."""
+    if not sets_left or i >= HONOUR_START:
+        return
+    rank = i % 9
+    for pos_i in (0, 1, 2):
+        start = i - pos_i
+        if rank - pos_i < 0 or rank - pos_i + 2 > 8:
+            continue
+        yield from _seq_fillings(counts, start, pos_i, wilds)
+
+
+def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int):
+    """Every natural/wild filling of seq `start` in which position pos_i is natural."""
+    base_wild = tuple(range(pos_i))  # places below i: no naturals left there
+    later = [p for p in (1, 2) if p > pos_i]
+    for mask in range(1 << len(later)):
+        wild_pos = list(base_wild)
+        rest = list(counts)
+        rest[start + pos_i] -= 1
+        ok = True
+        for bit, p in enumerate(later):
+            if mask >> bit & 1:
+                wild_pos.append(p)
+            elif rest[start + p]:
+                rest[start + p] -= 1
+            else:
+                ok = False
+                break
+        if ok and len(wild_pos) <= wilds:
+            yield _block(SEQ, start, tuple(sorted(wild_pos))), tuple(rest), len(wild_pos)
+
+
+def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int, memo: dict) -> set:
+    """All block multisets (sorted tuples) using every natural and every wild exactly."""
+    key = (counts, wilds, sets_left, pairs_left)
+    if key in memo:
+        return memo[key]
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i < 0:
+        result = _all_wild_blocks(wilds, sets_left, pairs_left)
+    else:
+        result = set()
+        options = list(_same_kind_options(counts, i, wilds, sets_left, pairs_left))
+        options += list(_seq_options(counts, i, wilds, sets_left))
+        for block, rest, used in options:
+            is_pair = block.shape == PAIR
+            subs = _enumerate(rest, wilds - used, sets_left - (not is_pair), pairs_left - is_pair, memo)
+            for sub in subs:
+                result.add(tuple(sorted(sub + (block,), key=_block_key)))
+    memo[key] = result
+    return result
+
+
+def _as_decomposition(blocks: tuple[Block, ...], seven: bool, stand_ins: int) -> Decomposition:
+    """Sets first, the pair last (seven pairs keep their sorted order)."""
+    if not seven:
+        blocks = tuple(b for b in blocks if b.shape != PAIR) + tuple(b for b in blocks if b.shape == PAIR)
+    return Decomposition(blocks, seven, stand_ins)
+
+
+def decompositions(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[Decomposition]:
+    """Every distinct decomposition (G-10 scores the best of them); [] when not complete."""
+    if not is_complete(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in):
+        return []
+    out: list[Decomposition] = []
+    for j, variant in _stand_in_variants(counts, stand_in):
+        memo: dict = {}
+        key = tuple(variant)
+        for blocks in sorted(_enumerate(key, wilds, sets, 1, memo), key=_blocks_key):
+            out.append(_as_decomposition(blocks, False, j))
+        if seven_pairs and sets == 4 and _seven_pairs_ok(variant, wilds):
+            for blocks in sorted(_enumerate(key, wilds, 0, 7, memo), key=_blocks_key):
+                out.append(_as_decomposition(blocks, True, j))
+    return out
+
+
+def _blocks_key(blocks: tuple[Block, ...]) -> tuple:
+    return tuple(_block_key(b) for b in blocks)
+
+
+# ---------------------------------------------------------------- waits (ting)
+
+
+def _wait_candidates(counts: Sequence[int], wilds: int, stand_in) -> Iterable[int]:
+    """Without wilds a winning tile must touch a held tile (same kind, or within 2 in its suit)."""
+    if wilds or stand_in is not None:
+        return range(NUM_KINDS)
+    near = set()
+    for k, c in enumerate(counts):
+        if not c:
+            continue
+        near.add(k)
+        if k < HONOUR_START:
+            rank = k % 9
+            near.update(k + d for d in (-2, -1, 1, 2) if 0 <= rank + d <= 8)
+    return sorted(near)
+
+
+def waits(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[int]:
+    """Sorted kinds t such that one more natural t (counts[t] < 4) completes the hand (ting)."""
+    if not _check_size(counts, wilds, sets, 1):
+        return []
+    out = []
+    work = list(counts)
+    for t in _wait_candidates(counts, wilds, stand_in):
+        if work[t] >= 4:
+            continue
+        work[t] += 1
+        if is_complete(work, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in):
+            out.append(t)
+        work[t] -= 1
+    return out
