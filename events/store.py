@@ -89,9 +89,11 @@ class EventStore:
     def _prepare(self, event: EventLike) -> dict[str, Any]:
         if isinstance(event, NewEvent):
             type_name, payload, schema_version = event.type, event.payload, event.schema_version
-        else:
+        elif isinstance(event, Mapping) and "type" in event and "payload" in event:
             type_name, payload = event["type"], event["payload"]
             schema_version = event.get("schema_version")
+        else:
+            raise ValueError(f"an event must be a NewEvent or a dict with 'type' and 'payload', got {event!r}")
         validate_type_name(type_name)
         if not isinstance(payload, dict):
             raise ValueError(f"event payload must be a JSON object (dict), got {type(payload).__name__}")

@@ -203,6 +203,8 @@ def test_other_argument_validation(store):
         store.append("s", -1, [ev(1)])
     with pytest.raises(ValueError):
         store.append("", 0, [ev(1)])
+    with pytest.raises(ValueError):
+        store.append("s", 0, [{"payload": {}}])
 
 
 # -- schema, pragmas, connections -----------------------------------------------------
