@@ -88,7 +88,7 @@ def test_K7_seven_pairs_with_wilds():
     assert is_complete(counts("1122m3344p5566sE"), 1, seven_pairs=True)
     assert not is_complete(counts("1122m3344p5566sE"), 1)
     assert not is_complete(counts("1122m3344p5sESW"), 1, seven_pairs=True)
-    assert is_complete(counts("1122m3344p5sEE"), 2, seven_pairs=True)
+    assert is_complete(counts("1122m3344p5sEES"), 2, seven_pairs=True)
     assert is_complete(counts("1122m3344p55s"), 4, seven_pairs=True)
 
 
