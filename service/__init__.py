@@ -1,0 +1,1 @@
+"""Tilefold HTTP match service: rooms, seats, private views, actions, bots, calculator."""

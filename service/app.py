@@ -1,0 +1,67 @@
+"""Flask app factory: settings, event store, match service, blueprints, OpenAPI, problem errors."""
+from __future__ import annotations
+
+import http
+from typing import Any, Mapping, Optional
+
+from flask import Flask
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+
+from events import EventStore
+
+from . import config, problems
+from .play import MatchService
+from .repository import MatchRepository
+from .schemas import ProblemSchema
+from .views import blueprints
+
+OPENAPI = {
+    "API_TITLE": "Tilefold", "API_VERSION": "1", "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api", "OPENAPI_JSON_PATH": "openapi.json",
+    "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
+        "bearer": {"type": "http", "scheme": "bearer",
+                   "description": "seat token (or owner token for /bots)"}}}},
+}
+
+
+class TilefoldApi(Api):
+    """flask-smorest Api whose errors are application/problem+json with stable codes."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_error_handlers(self) -> None:
+        problems.register(self._app)
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, problems.PROBLEM_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        default = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
+        prepare_response(default, self.spec, problems.PROBLEM_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
+
+
+def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
+    """Build the app; settings come from TILEFOLD_* env vars, then `config_overrides`."""
+    app = Flask(__name__)
+    app.config.update(config.from_env())
+    app.config.update(OPENAPI)
+    app.config.update({"INIT_DB": True, "JSON_SORT_KEYS": False})
+    app.config.update(config_overrides or {})
+    app.json.sort_keys = False
+    app.extensions["tilefold"] = _service(app.config)
+    api = TilefoldApi(app)
+    for blp in blueprints():
+        api.register_blueprint(blp)
+    return app
+
+
+def _service(settings: Mapping[str, Any]) -> MatchService:
+    options = {"synchronous": settings["SYNCHRONOUS"]}
+    path = settings["DATABASE"]
+    store = EventStore.initialise(path, **options) if settings["INIT_DB"] else EventStore(path, **options)
+    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), settings["BOT_DELAY"])

@@ -1,0 +1,114 @@
+"""`tilefold` command line: each subcommand is a small function registered in COMMANDS."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable, Optional, Sequence
+
+#: name -> (configure(parser), run(args) -> exit code, help). Add a subcommand with @command.
+COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]] = {}
+
+
+def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] = lambda p: None):
+    """Register `run(args) -> int` as the subcommand `name`."""
+    def decorate(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = (configure, run, help)
+        return run
+    return decorate
+
+
+# -- serve ------------------------------------------------------------------------
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bind", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
+    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
+
+
+@command("serve", "run the HTTP service under gunicorn (gthread workers)", _serve_args)
+def serve(args: argparse.Namespace) -> int:
+    from events import EventStore
+
+    from .config import from_env
+
+    if args.db:
+        os.environ["TILEFOLD_DB"] = args.db
+    settings = from_env()
+    EventStore.initialise(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
+    options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
+               "worker_class": "gthread", "timeout": args.timeout, "accesslog": None,
+               "graceful_timeout": 10}
+    GunicornApp(options).run()
+    return 0
+
+
+def _gunicorn_base():
+    from gunicorn.app.base import BaseApplication
+    return BaseApplication
+
+
+class GunicornApp(_gunicorn_base()):
+    """gunicorn with the Flask app built in each worker (the schema already exists)."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            if value is not None:
+                self.cfg.set(key, value)
+
+    def load(self):
+        from .app import create_app
+        return create_app({"INIT_DB": False})
+
+
+# -- score ------------------------------------------------------------------------
+def _score_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="JSON file describing one win ('-' = stdin)")
+
+
+@command("score", "score one claimed win from JSON (exit 0 legal win, 1 not a win, 2 malformed)", _score_args)
+def score(args: argparse.Namespace) -> int:
+    from .calculator import CalculatorInputError, score_json
+
+    try:
+        data = json.loads(_read(args.file))
+        result = score_json(data)
+    except (OSError, ValueError) as exc:  # JSONDecodeError and CalculatorInputError are ValueErrors
+        kind = "invalid input" if isinstance(exc, CalculatorInputError) else "cannot read input"
+        print(f"tilefold score: {kind}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False, indent=2))
+    return 0 if result.get("ok") else 1
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+# -- entry point --------------------------------------------------------------------
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="tilefold", description="Tilefold mahjong match service")
+    subs = top.add_subparsers(dest="command", required=True)
+    for name, (configure, run, help_text) in COMMANDS.items():
+        sub = subs.add_parser(name, help=help_text, description=help_text)
+        configure(sub)
+        sub.set_defaults(run=run)
+    return top
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""Match use cases: create, join, fill with bots, act, run bots, deal hands, event feeds."""
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import Any, Optional
+
+import engine
+from engine.options import normalise
+from events import AppendResult, ConcurrencyError
+
+from . import room as rooms
+from .problems import ApiError
+from .repository import Loaded, MatchRepository
+
+log = logging.getLogger(__name__)
+JOIN_ATTEMPTS = 20
+ADVANCE_LIMIT = 100_000
+PROBE_VERSION = 2**62  # never a real version: an append there only looks up an idempotency key
+
+
+class MatchService:
+    """The application layer between HTTP views and the engine/event store (no game rules here)."""
+
+    def __init__(self, repo: MatchRepository, bot_delay: float = 0.0) -> None:
+        self.repo = repo
+        self.bot_delay = bot_delay
+
+    # -- rooms ------------------------------------------------------------------
+    def create(self, variant: str, options: Optional[dict]) -> tuple[str, str, Loaded]:
+        """A new match (options validated by the engine); returns (id, owner token, match)."""
+        normalised = normalise(variant, options)
+        match_id, owner_token = secrets.token_urlsafe(12), rooms.new_token()
+        event = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
+                 "owner_token_hash": rooms.token_hash(owner_token)}
+        self.repo.append(match_id, 0, [event])
+        return match_id, owner_token, self.repo.load(match_id)
+
+    def join(self, match_id: str, name: str) -> tuple[int, str, Loaded]:
+        """Take the next free seat; returns (seat, seat token, match after bots/deal)."""
+        token = rooms.new_token()
+        seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token))
+        return seat, token, self.advance(match_id)
+
+    def add_bots(self, match_id: str, owner_token: Optional[str], count: Optional[int]) -> tuple[list[int], Loaded]:
+        """The owner fills `count` (default: every) empty seat with bots."""
+        loaded = self.repo.load(match_id)
+        self.check_owner(loaded, owner_token)
+        free = sum(1 for seat in loaded.room.seats if seat is None)
+        if free == 0:
+            raise ApiError(409, "match_full", "every seat is taken")
+        wanted = free if count is None else min(count, free)
+        seats = [self._take_seat(match_id, f"Bot {i + 1}", bot=True, token_hash=None) for i in range(wanted)]
+        return seats, self.advance(match_id)
+
+    @staticmethod
+    def check_owner(loaded: Loaded, owner_token: Optional[str]) -> None:
+        if not owner_token:
+            raise ApiError(401, "missing_token", "this needs the owner token as a Bearer token",
+                           {"WWW-Authenticate": 'Bearer realm="tilefold"'})
+        if not rooms.matches(owner_token, loaded.room.owner_token_hash):
+            raise ApiError(403, "not_owner", "the token is not this match's owner token")
+
+    def _take_seat(self, match_id: str, name: str, *, bot: bool, token_hash: Optional[str]) -> int:
+        for _ in range(JOIN_ATTEMPTS):
+            loaded = self.repo.load(match_id)
+            seat = loaded.room.free_seat()
+            if seat is None:
+                raise ApiError(409, "match_full", "every seat is taken")
+            events = [{"type": rooms.SEAT_JOINED, "seat": seat, "name": name, "bot": bot,
+                       "token_hash": token_hash}]
+            if seat == rooms.SEATS - 1:
+                events += self._start_events(loaded)
+            try:
+                self.repo.append(match_id, loaded.version, events)
+                return seat
+            except ConcurrencyError:
+                continue
+        raise ApiError(503, "busy", "too many simultaneous joins, retry", {"Retry-After": "1"})
+
+    @staticmethod
+    def _start_events(loaded: Loaded) -> list[dict]:
+        """start_match then the first start_hand (seat 0, the first to join, deals first: K-11)."""
+        start = {"action": "start_match", "variant": loaded.room.variant,
+                 "options": loaded.room.options, "first_dealer": 0}
+        started = engine.decide(loaded.state, start)
+        state = engine.fold(started, loaded.state)
+        return started + engine.decide(state, _deal_command())
+
+    # -- play -------------------------------------------------------------------
+    def act(self, match_id: str, seat: int, command: dict, expected_version: Optional[int],
+            idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
+        """Decide and append one seat's command, then let bots and the dealer move."""
+        key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
+        try:
+            result = self._decide_and_append(match_id, seat, command, expected_version, key, fingerprint)
+        except (ApiError, engine.IllegalAction):
+            prior = self._prior_result(match_id, key, fingerprint)
+            if prior is None:
+                raise
+            return prior
+        if not result.replayed:
+            self.advance(match_id)
+        return result
+
+    def _decide_and_append(self, match_id, seat, command, expected_version, key, fingerprint) -> AppendResult:
+        loaded = self.repo.load(match_id)
+        if not loaded.started:
+            raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
+        if expected_version is not None and expected_version != loaded.version:
+            raise version_conflict(loaded.version)
+        events = engine.decide(loaded.state, {**command, "seat": seat})
+        try:
+            return self.repo.append(match_id, loaded.version, events, key, fingerprint)
+        except ConcurrencyError as exc:
+            raise version_conflict(exc.current_version) from None
+
+    def _prior_result(self, match_id: str, key: Optional[str], fingerprint: Optional[str]) -> Optional[AppendResult]:
+        """The first result for a retried Idempotency-Key, or None (nothing is ever written)."""
+        if key is None:
+            return None
+        probe = [{"type": "idempotency_probe"}]
+        try:
+            return self.repo.append(match_id, PROBE_VERSION, probe, key, fingerprint)
+        except ConcurrencyError:
+            return None
+
+    def advance(self, match_id: str) -> Loaded:
+        """Deal new hands and play every bot decision until a human must decide (or the end)."""
+        for _ in range(ADVANCE_LIMIT):
+            loaded = self.repo.load(match_id)
+            command = self._automatic_command(loaded)
+            if command is None:
+                return loaded
+            if self.bot_delay and "seat" in command:
+                time.sleep(self.bot_delay)
+            try:
+                events = engine.decide(loaded.state, command)
+            except engine.IllegalAction as exc:
+                log.error("automatic command %r refused in %s: %s", command, match_id, exc)
+                return loaded
+            try:
+                self.repo.append(match_id, loaded.version, events)
+            except ConcurrencyError:
+                continue
+        return self.repo.load(match_id)
+
+    @staticmethod
+    def _automatic_command(loaded: Loaded) -> Optional[dict]:
+        """The next command nobody human has to choose: a deal, or a bot's decision."""
+        if not loaded.started or loaded.over:
+            return None
+        state = loaded.state
+        if state.needs_new_hand:
+            return _deal_command()
+        for seat in engine.pending_seats(state):
+            if loaded.room.is_bot(seat):
+                return {**engine.bot_action(state, seat), "seat": seat}
+        return None
+
+    # -- reading ----------------------------------------------------------------
+    def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
+        """Events after `after` as `viewer` may see them (everything once the match is over)."""
+        match_id = loaded.match_id
+        who: Any = "all" if loaded.over else viewer
+        items = [public_event(e, who) for e in self.repo.read(match_id, after, until=loaded.version)]
+        return loaded, items
+
+
+def public_event(stored, viewer: Any) -> dict:
+    """One stored event as {version, type, payload, recorded_at}, redacted for viewer."""
+    if stored.type in rooms.SERVICE_EVENT_TYPES:
+        payload = rooms.public_payload(stored.payload)
+    else:
+        redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
+        payload = {key: value for key, value in redacted.items() if key != "type"}
+    return {"version": stored.version, "type": stored.type, "payload": payload,
+            "recorded_at": stored.recorded_at}
+
+
+def version_conflict(current: int) -> ApiError:
+    return ApiError(409, "version_conflict", f"the match is at version {current}; reload and retry",
+                    {"ETag": f'"v{current}"'}, current_version=current)
+
+
+def _deal_command() -> dict:
+    return {"action": "start_hand", "seed": secrets.token_hex(32)}

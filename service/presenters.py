@@ -1,0 +1,46 @@
+"""JSON shapes of a match for the public and for one seat (views come from the engine)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import engine
+
+from .repository import Loaded
+
+
+def status(loaded: Loaded) -> str:
+    if loaded.over:
+        return "over"
+    return "playing" if loaded.started else "open"
+
+
+def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
+    """Public summary: no hidden tile (the table is engine.view(state, None))."""
+    state, started = loaded.state, loaded.started
+    out = {
+        "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
+        "status": status(loaded), "version": loaded.version, "created_at": loaded.room.created_at,
+        "seats": loaded.room.public_seats(),
+        "phase": state.phase if started else None,
+        "hand_no": getattr(state, "hand_no", None) if started else None,
+        "dealer": getattr(state, "dealer", None) if started else None,
+        "scores": _plain(getattr(state, "scores", None)) if started else None,
+    }
+    if table:
+        out["table"] = engine.view(state, None) if started else None
+    return out
+
+
+def private_view(loaded: Loaded, seat: int) -> dict[str, Any]:
+    """What one seat sees: the engine's view for that seat, the room and its legal actions."""
+    started = loaded.started
+    return {
+        "id": loaded.match_id, "version": loaded.version, "seat": seat, "status": status(loaded),
+        "seats": loaded.room.public_seats(),
+        "view": engine.view(loaded.state, seat) if started else None,
+        "legal_actions": engine.legal_actions(loaded.state, seat) if started else [],
+    }
+
+
+def _plain(value: Optional[Any]) -> Any:
+    return list(value) if isinstance(value, tuple) else value

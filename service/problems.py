@@ -1,0 +1,116 @@
+"""RFC 9457 problem+json errors with stable codes, and the handlers that produce them."""
+from __future__ import annotations
+
+import http
+import json
+import logging
+from typing import Any, Optional
+
+from flask import Flask, Response
+from werkzeug.exceptions import HTTPException
+
+from events import IdempotencyMismatch, StorageUnavailable
+
+PROBLEM_TYPE = "application/problem+json"
+log = logging.getLogger(__name__)
+
+#: HTTP status -> stable code for errors raised by Flask/werkzeug/webargs themselves.
+HTTP_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "body_too_large",
+    415: "unsupported_media_type", 422: "invalid_body", 428: "precondition_required",
+    429: "too_many_requests", 500: "internal_error", 503: "storage_unavailable",
+}
+
+
+class ApiError(Exception):
+    """An error answered as problem+json: status, stable code, human detail, extra members."""
+
+    def __init__(self, status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any):
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+        self.headers, self.extra = headers or {}, extra
+
+
+def problem(status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any) -> Response:
+    """A problem+json response."""
+    body = {"type": f"https://tilefold.example/problems/{code}", "title": _title(status),
+            "status": status, "detail": detail, "code": code, **extra}
+    resp = Response(json.dumps(body, ensure_ascii=False), status=status, mimetype=PROBLEM_TYPE)
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def _title(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def handle_api_error(error: ApiError) -> Response:
+    return problem(error.status, error.code, error.detail, error.headers, **error.extra)
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    """Flask's own errors (404, 405, 413, 500) and webargs' body errors as problem+json."""
+    status = error.code or 500
+    if status >= 500:
+        original = getattr(error, "original_exception", None)
+        if original is not None:
+            log.error("unhandled error", exc_info=original)
+        return problem(status, HTTP_CODES.get(status, "internal_error"), "internal server error")
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages")
+    if messages is not None:
+        return _body_problem(status, messages)
+    detail = error.description or _title(status)
+    if status == 413:
+        detail = "request body too large"
+    return problem(status, HTTP_CODES.get(status, f"http_{status}"), detail)
+
+
+def _body_problem(status: int, messages: Any) -> Response:
+    """webargs validation failures: bad JSON or fields that do not fit the schema."""
+    errors = messages.get("json", messages) if isinstance(messages, dict) else messages
+    if errors == ["Invalid JSON body."]:
+        return problem(400, "invalid_json", "the request body is not valid JSON")
+    return problem(400, "invalid_body", f"the request body does not fit the schema: {_flat(errors)}",
+                   errors=errors)
+
+
+def _flat(errors: Any) -> str:
+    if isinstance(errors, dict):
+        return "; ".join(f"{key}: {_flat(value)}" for key, value in errors.items())
+    if isinstance(errors, list):
+        return ", ".join(_flat(item) for item in errors)
+    return str(errors)
+
+
+def handle_storage(error: StorageUnavailable) -> Response:
+    log.warning("storage unavailable: %s", error)
+    return problem(503, "storage_unavailable", "event storage is unavailable, retry later",
+                   {"Retry-After": "1"})
+
+
+def handle_idempotency(error: IdempotencyMismatch) -> Response:
+    return problem(422, "idempotency_key_reused",
+                   "this Idempotency-Key was already used for a different request")
+
+
+def handle_illegal(error: Exception) -> Response:
+    """engine.IllegalAction: 422 naming the rule that forbids the action."""
+    extra = {"reason": getattr(error, "code", None), "rule": getattr(error, "rule", None)}
+    return problem(422, "illegal_action", str(error), **{k: v for k, v in extra.items() if v})
+
+
+def register(app: Flask) -> None:
+    """Install every error handler on the app."""
+    from engine import IllegalAction
+
+    app.register_error_handler(IllegalAction, handle_illegal)
+    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(StorageUnavailable, handle_storage)
+    app.register_error_handler(IdempotencyMismatch, handle_idempotency)

@@ -1,0 +1,128 @@
+"""Match streams in the event store, with an in-process LRU of folded (engine, room) state."""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional
+
+import engine
+from events import AppendResult, EventStore, NewEvent, StoredEvent
+
+from . import room as rooms
+from .problems import ApiError
+
+STREAM_PREFIX = "match-"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A match folded up to `version`: the engine's state and the room."""
+
+    match_id: str
+    version: int
+    state: Any
+    room: rooms.Room
+
+    @property
+    def started(self) -> bool:
+        return self.room.full and self.state.phase != "lobby"
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == "match_over"
+
+
+def stream_of(match_id: str) -> str:
+    return STREAM_PREFIX + match_id
+
+
+def to_new_event(event: dict[str, Any]) -> NewEvent:
+    """An engine or service event dict ({"type": ..., fields}) as the store's NewEvent."""
+    payload = {key: value for key, value in event.items() if key != "type"}
+    return NewEvent(event["type"], payload)
+
+
+def to_engine_event(stored: StoredEvent) -> dict[str, Any]:
+    return {"type": stored.type, **stored.payload}
+
+
+def engine_events(stored: Iterable[StoredEvent]) -> list[dict[str, Any]]:
+    """Only the engine's events (service events never reach engine.fold)."""
+    return [to_engine_event(e) for e in stored if e.type not in rooms.SERVICE_EVENT_TYPES]
+
+
+class StateCache:
+    """Thread-safe LRU: match id -> Loaded (immutable snapshots, never mutated)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._items: OrderedDict[str, Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> Optional[Loaded]:
+        with self._lock:
+            item = self._items.get(match_id)
+            if item is not None:
+                self._items.move_to_end(match_id)
+            return item
+
+    def put(self, loaded: Loaded) -> None:
+        with self._lock:
+            current = self._items.get(loaded.match_id)
+            if current is not None and current.version > loaded.version:
+                return
+            self._items[loaded.match_id] = loaded
+            self._items.move_to_end(loaded.match_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+class MatchRepository:
+    """Loads and appends match streams; loading reads only the events after the cached version."""
+
+    def __init__(self, store: EventStore, cache_size: int = 512) -> None:
+        self.store = store
+        self.cache = StateCache(cache_size)
+
+    def load(self, match_id: str) -> Loaded:
+        """The match at its latest version; 404 problem when there is no such match."""
+        cached = self.cache.get(match_id)
+        after = cached.version if cached else 0
+        new = self.store.read(stream_of(match_id), after=after)
+        if not new:
+            if cached is None:
+                raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            return cached
+        loaded = self._fold(match_id, cached, new)
+        self.cache.put(loaded)
+        return loaded
+
+    @staticmethod
+    def _fold(match_id: str, cached: Optional[Loaded], new: list[StoredEvent]) -> Loaded:
+        state = cached.state if cached else None
+        fresh = engine_events(new)
+        if fresh or state is None:
+            state = engine.fold(fresh, state)
+        room = rooms.fold(new, cached.room if cached else None)
+        if not room.exists:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        return Loaded(match_id, new[-1].version, state, room)
+
+    def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]],
+               idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
+        return self.store.append(stream_of(match_id), expected_version,
+                                 [to_new_event(e) for e in events],
+                                 idempotency_key, request_fingerprint=fingerprint)
+
+    def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
+        limit = None if until is None else max(0, until - after)
+        if limit == 0:
+            return []
+        return self.store.read(stream_of(match_id), after=after, limit=limit)
+
+    def version(self, match_id: str) -> int:
+        return self.store.current_version(stream_of(match_id))
+
+    def match_ids(self) -> list[str]:
+        return [s[len(STREAM_PREFIX):] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]

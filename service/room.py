@@ -1,0 +1,106 @@
+"""The room projection: who sits where, owner token hash; folded from service-level events."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Optional
+
+SEATS = 4
+MATCH_CREATED = "match_created"
+SEAT_JOINED = "seat_joined"
+SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED})
+#: payload fields of service events that no response may ever contain.
+SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One taken seat; `token_hash` is the SHA-256 hex of the seat token (None for bots)."""
+
+    name: str
+    bot: bool
+    token_hash: Optional[str]
+
+
+@dataclass(frozen=True)
+class Room:
+    """The match's room: variant, normalised options, owner token hash and the four seats."""
+
+    variant: Optional[str] = None
+    options: Optional[dict] = None
+    owner_token_hash: Optional[str] = None
+    created_at: Optional[str] = None
+    seats: tuple[Optional[Seat], ...] = (None,) * SEATS
+
+    @property
+    def exists(self) -> bool:
+        return self.variant is not None
+
+    @property
+    def full(self) -> bool:
+        return all(seat is not None for seat in self.seats)
+
+    def free_seat(self) -> Optional[int]:
+        """The next seat to fill (seats fill in join order), None when full."""
+        return next((i for i, seat in enumerate(self.seats) if seat is None), None)
+
+    def is_bot(self, seat: int) -> bool:
+        taken = self.seats[seat]
+        return taken is not None and taken.bot
+
+    def public_seats(self) -> list[Optional[dict]]:
+        return [None if s is None else {"seat": i, "name": s.name, "bot": s.bot}
+                for i, s in enumerate(self.seats)]
+
+
+def new_token() -> str:
+    """A fresh secret token (shown once, stored only as its hash)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def matches(token: Optional[str], stored_hash: Optional[str]) -> bool:
+    """Constant-time comparison of a presented token against a stored hash."""
+    if not token or not stored_hash:
+        return False
+    return hmac.compare_digest(token_hash(token), stored_hash)
+
+
+def seat_of(room: Room, token: str) -> Optional[int]:
+    """The seat whose token this is (every seat is compared, in constant time each)."""
+    found = None
+    for index, seat in enumerate(room.seats):
+        if seat is not None and matches(token, seat.token_hash):
+            found = index
+    return found
+
+
+def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:
+    """Apply one service event to the room (other event types leave it unchanged)."""
+    if event_type == MATCH_CREATED:
+        return replace(room, variant=payload["variant"], options=dict(payload["options"]),
+                       owner_token_hash=payload["owner_token_hash"], created_at=recorded_at)
+    if event_type == SEAT_JOINED:
+        seats = list(room.seats)
+        seats[payload["seat"]] = Seat(payload["name"], bool(payload["bot"]), payload.get("token_hash"))
+        return replace(room, seats=tuple(seats))
+    return room
+
+
+def fold(events: Iterable[Any], room: Optional[Room] = None) -> Room:
+    """Fold stored events (objects with .type/.payload/.recorded_at) into the room."""
+    room = room or Room()
+    for event in events:
+        if event.type in SERVICE_EVENT_TYPES:
+            room = evolve(room, event.type, event.payload, event.recorded_at)
+    return room
+
+
+def public_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """A service event's payload without token hashes."""
+    return {key: value for key, value in payload.items() if key not in SECRET_FIELDS}

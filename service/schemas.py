@@ -1,0 +1,197 @@
+"""Marshmallow schemas at the HTTP/CLI boundary (requests RAISE on unknown fields)."""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from engine.options import VARIANTS
+from engine.scoring.context import KONG_KINDS, WIN_BY
+from engine.tiles import TileError, kind, parse
+
+ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
+SEAT = validate.Range(min=0, max=3)
+
+
+def check_tile(value: str) -> None:
+    try:
+        kind(value)
+    except TileError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def check_hand(value: str) -> None:
+    try:
+        parse(value)
+    except TileError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+class Strict(Schema):
+    """Request schemas: unknown fields are an error."""
+
+    class Meta:
+        unknown = RAISE
+
+
+# -- problems -------------------------------------------------------------------
+class ProblemSchema(Schema):
+    """RFC 9457 problem details; `code` is stable and machine-readable."""
+
+    type = fields.String(metadata={"description": "URI naming the problem type"})
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String(metadata={"description": "stable error code, e.g. version_conflict"})
+    current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
+    rule = fields.String(metadata={"description": "422 illegal_action: the rule that forbids it"})
+    reason = fields.String(metadata={"description": "422 illegal_action: the engine's code"})
+    errors = fields.Raw(metadata={"description": "400 invalid_body: errors per field"})
+
+
+# -- rooms ----------------------------------------------------------------------
+class MatchCreateSchema(Strict):
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANTS))
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "engine options, e.g. {\"hands\": 8, \"base\": 1}"})
+
+
+class SeatPublicSchema(Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    bot = fields.Boolean()
+
+
+class MatchSummarySchema(Schema):
+    id = fields.String()
+    variant = fields.String()
+    options = fields.Dict()
+    status = fields.String(metadata={"description": "open | playing | over"})
+    version = fields.Integer()
+    created_at = fields.String()
+    seats = fields.List(fields.Nested(SeatPublicSchema, allow_none=True))
+    phase = fields.String(allow_none=True)
+    hand_no = fields.Raw(allow_none=True)
+    dealer = fields.Raw(allow_none=True)
+    scores = fields.Raw(allow_none=True)
+    table = fields.Dict(allow_none=True, metadata={"description": "engine.view(state, None)"})
+
+
+class MatchListSchema(Schema):
+    matches = fields.List(fields.Nested(MatchSummarySchema))
+
+
+class MatchCreatedSchema(Schema):
+    id = fields.String()
+    owner_token = fields.String(metadata={"description": "shown once; Bearer token for /bots"})
+    match = fields.Nested(MatchSummarySchema)
+
+
+class JoinSchema(Strict):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer()
+    token = fields.String(metadata={"description": "shown once; Bearer token for this seat"})
+    match = fields.Nested(MatchSummarySchema)
+
+
+class BotsSchema(Strict):
+    count = fields.Integer(validate=validate.Range(min=1, max=3), load_default=None,
+                           metadata={"description": "how many empty seats to fill (default all)"})
+
+
+class BotsAddedSchema(Schema):
+    seats = fields.List(fields.Integer())
+    match = fields.Nested(MatchSummarySchema)
+
+
+# -- play -----------------------------------------------------------------------
+class ViewQuerySchema(Schema):
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0),
+                        metadata={"description": "long-poll seconds (with If-None-Match; capped)"})
+
+
+class PrivateViewSchema(Schema):
+    id = fields.String()
+    version = fields.Integer()
+    seat = fields.Integer()
+    status = fields.String()
+    seats = fields.List(fields.Nested(SeatPublicSchema, allow_none=True))
+    view = fields.Dict(allow_none=True, metadata={"description": "engine.view(state, seat)"})
+    legal_actions = fields.List(fields.Dict())
+
+
+class ActionSchema(Strict):
+    action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
+    tile = fields.String(validate=check_tile)
+    expected_version = fields.Integer(validate=validate.Range(min=0),
+                                      metadata={"description": "alternative to If-Match"})
+
+
+class EventItemSchema(Schema):
+    version = fields.Integer()
+    type = fields.String()
+    payload = fields.Dict()
+    recorded_at = fields.String()
+
+
+class ActionResultSchema(Schema):
+    accepted = fields.Boolean()
+    first_version = fields.Integer()
+    version = fields.Integer(metadata={"description": "version after this action's own events"})
+    events = fields.List(fields.Nested(EventItemSchema))
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class EventListSchema(Schema):
+    version = fields.Integer()
+    viewer = fields.Raw(metadata={"description": "seat number, null (public) or \"all\""})
+    events = fields.List(fields.Nested(EventItemSchema))
+
+
+# -- calculator -----------------------------------------------------------------
+class MeldSchema(Strict):
+    type = fields.String(required=True, validate=validate.OneOf(("pung", "kong")))
+    tile = fields.String(required=True, validate=check_tile)
+    kong = fields.String(validate=validate.OneOf(KONG_KINDS), load_default=None)
+
+    @validates_schema
+    def _kind_for_kongs(self, data: dict[str, Any], **_: Any) -> None:
+        if data["type"] == "kong" and data.get("kong") is None:
+            raise ValidationError("a kong needs its kind: exposed, added or concealed", "kong")
+        if data["type"] == "pung" and data.get("kong") is not None:
+            raise ValidationError("only a kong has a kind", "kong")
+
+
+class ScoreInputSchema(Strict):
+    """The `tilefold score` / POST /api/score input: one claimed win."""
+
+    variant = fields.String(required=True, validate=validate.OneOf(VARIANTS))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seat = fields.Integer(required=True, validate=SEAT)
+    dealer = fields.Integer(required=True, validate=SEAT)
+    hand = fields.String(required=True, validate=check_hand,
+                         metadata={"description": "concealed tiles including the winning tile"})
+    melds = fields.List(fields.Nested(MeldSchema), load_default=list)
+    win_tile = fields.String(required=True, validate=check_tile)
+    win_by = fields.String(required=True, validate=validate.OneOf(WIN_BY))
+    discarder = fields.Integer(validate=SEAT, load_default=None, allow_none=True)
+    discarder_ready = fields.Boolean(load_default=False)
+    ready = fields.Boolean(load_default=False)
+    wild = fields.String(validate=check_tile, load_default=None, allow_none=True)
+    heavenly = fields.Boolean(load_default=False)
+    dealer_first_discard = fields.Boolean(load_default=False)
+
+
+class ScoreResultSchema(Schema):
+    """engine.scoring.score's result as JSON (`ok` false for a hand that is not a legal win)."""
+
+    class Meta:
+        unknown = RAISE
+
+    ok = fields.Boolean()

@@ -1,0 +1,41 @@
+"""A seat's actions: version-checked (If-Match), idempotent (Idempotency-Key), then bots move."""
+from __future__ import annotations
+
+from flask_smorest import Blueprint
+
+from ..play import public_event
+from ..problems import ApiError
+from ..schemas import ActionResultSchema, ActionSchema
+from ..web import fingerprint, idempotency_key, if_match_version, require_token, seat_for, service
+from . import errors
+
+blp = Blueprint("actions", __name__, url_prefix="/api/matches",
+                description="Send the caller's decision (Bearer seat token; the seat comes from the token).")
+
+
+@blp.route("/<match_id>/actions", methods=["POST"])
+@blp.arguments(ActionSchema, error_status_code=400)
+@blp.response(200, ActionResultSchema)
+@errors(blp, 401, 403, 404, 409, 413, 422, 503)
+def act(data, match_id):
+    """Apply one action; 409 if If-Match/expected_version is stale, 422 if the rules forbid it."""
+    svc = service()
+    loaded = svc.repo.load(match_id)
+    seat = seat_for(loaded, require_token())
+    expected = expected_version(data)
+    command = {key: data[key] for key in ("action", "tile") if key in data}
+    key = idempotency_key()
+    request_fp = fingerprint(seat, {**command, "expected_version": expected}) if key else None
+    result = svc.act(match_id, seat, command, expected, key, request_fp)
+    stored = svc.repo.read(match_id, result.first_version - 1, until=result.last_version)
+    body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
+            "events": [public_event(event, seat) for event in stored]}
+    return body, 200, {"Idempotent-Replayed": "true" if result.replayed else "false"}
+
+
+def expected_version(data: dict):
+    """The version the client acted on: If-Match or body expected_version (they must agree)."""
+    header, body = if_match_version(), data.get("expected_version")
+    if header is not None and body is not None and header != body:
+        raise ApiError(400, "version_mismatch", "If-Match and expected_version name different versions")
+    return header if header is not None else body

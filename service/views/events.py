@@ -1,0 +1,24 @@
+"""A match's event feed, redacted for the caller (everything once the match is over)."""
+from __future__ import annotations
+
+from flask_smorest import Blueprint
+
+from ..schemas import EventListSchema, EventsQuerySchema
+from ..web import optional_viewer, service
+from . import errors
+
+blp = Blueprint("events", __name__, url_prefix="/api/matches",
+                description="Events after ?after=N as the caller may see them.")
+
+
+@blp.route("/<match_id>/events", methods=["GET"])
+@blp.arguments(EventsQuerySchema, location="query", error_status_code=400)
+@blp.response(200, EventListSchema)
+@errors(blp, 403, 404, 503)
+def list_events(args, match_id):
+    """With a seat token: that seat's redaction; without: public; after the end: unredacted."""
+    svc = service()
+    loaded = svc.repo.load(match_id)
+    viewer = optional_viewer(loaded)
+    loaded, items = svc.feed(loaded, viewer, args["after"])
+    return {"version": loaded.version, "viewer": "all" if loaded.over else viewer, "events": items}

@@ -1,0 +1,48 @@
+"""Rooms: create a match, list matches, a match's public summary."""
+from __future__ import annotations
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from engine.options import OptionError
+
+from ..presenters import summary
+from ..problems import ApiError
+from ..schemas import MatchCreatedSchema, MatchCreateSchema, MatchListSchema, MatchSummarySchema
+from ..web import service
+from . import errors
+
+blp = Blueprint("matches", __name__, url_prefix="/api/matches",
+                description="Rooms: create, list and inspect matches (public, no hidden tile).")
+
+
+@blp.route("", methods=["GET"])
+@blp.response(200, MatchListSchema)
+@errors(blp, 503)
+def list_matches():
+    """List matches (newest streams last), without the table."""
+    svc = service()
+    ids = svc.repo.match_ids()[-current_app.config["LIST_LIMIT"]:]
+    return {"matches": [summary(svc.repo.load(match_id), table=False) for match_id in ids]}
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(MatchCreateSchema, error_status_code=400)
+@blp.response(201, MatchCreatedSchema)
+@errors(blp, 413, 503)
+def create_match(data):
+    """Create a match; the answer carries the owner token, shown only once."""
+    try:
+        match_id, owner_token, loaded = service().create(data["variant"], data["options"])
+    except OptionError as exc:
+        raise ApiError(400, "invalid_option", str(exc)) from None
+    location = {"Location": f"/api/matches/{match_id}"}
+    return {"id": match_id, "owner_token": owner_token, "match": summary(loaded)}, 201, location
+
+
+@blp.route("/<match_id>", methods=["GET"])
+@blp.response(200, MatchSummarySchema)
+@errors(blp, 404, 503)
+def get_match(match_id):
+    """A match's public summary: seats, scores and the public table."""
+    return summary(service().repo.load(match_id))

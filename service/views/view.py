@@ -1,0 +1,45 @@
+"""A seat's private view with ETag, If-None-Match and long-polling (?wait=seconds)."""
+from __future__ import annotations
+
+import time
+
+from flask import Response, current_app
+from flask_smorest import Blueprint
+
+from ..presenters import private_view
+from ..repository import Loaded
+from ..schemas import PrivateViewSchema, ViewQuerySchema
+from ..web import etag, none_match, require_token, seat_for, service
+from . import errors
+
+blp = Blueprint("view", __name__, url_prefix="/api/matches",
+                description="What one seat sees (Bearer seat token).")
+
+
+@blp.route("/<match_id>/view", methods=["GET"])
+@blp.arguments(ViewQuerySchema, location="query", error_status_code=400)
+@blp.response(200, PrivateViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
+@errors(blp, 401, 403, 404, 503)
+def get_view(args, match_id):
+    """engine.view for the caller's seat plus names and legal actions; ETag \"v<version>\"."""
+    svc = service()
+    loaded = svc.repo.load(match_id)
+    seat = seat_for(loaded, require_token())
+    if args["wait"] > 0 and none_match(loaded.version):
+        loaded = wait_for_change(loaded, min(args["wait"], current_app.config["MAX_WAIT"]))
+    headers = {"ETag": etag(loaded.version), "Cache-Control": "private, no-cache"}
+    if none_match(loaded.version):
+        return Response(status=304, headers=headers)
+    return private_view(loaded, seat), 200, headers
+
+
+def wait_for_change(loaded: Loaded, seconds: float) -> Loaded:
+    """Poll the stream's version (cheap, works across workers) until it moves or time runs out."""
+    svc, interval = service(), current_app.config["POLL_INTERVAL"]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if svc.repo.version(loaded.match_id) != loaded.version:
+            return svc.repo.load(loaded.match_id)
+        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
+    return loaded
