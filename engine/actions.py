@@ -1,0 +1,55 @@
+"""What a seat may do now: `legal_actions(state, seat)`, and the variant hooks lookup."""
+
+from __future__ import annotations
+
+from engine.state import CLAIM, ROB, TING, TURN, MatchState
+from engine.tiles import name
+from engine.variants.base import Variant
+from engine.variants.hanshan import Hanshan
+from engine.variants.koudiandian import Koudiandian
+
+VARIANT_CLASSES: dict[str, type[Variant]] = {"koudiandian": Koudiandian, "hanshan": Hanshan}
+
+
+def variant_of(state: MatchState) -> Variant:
+    return VARIANT_CLASSES[state.variant](state.options)
+
+
+def self_draw_kind(state: MatchState) -> str:
+    return "kong_draw" if state.hand.draw_source == "kong" else "self_draw"
+
+
+def legal_actions(state: MatchState, seat: int) -> list[dict]:
+    """Every command `seat` may send now, as dicts without the seat (`[]` if nothing is pending)."""
+    hand = state.hand
+    if hand is None or hand.win is not None:
+        return []
+    if state.phase in (CLAIM, ROB, TING):
+        window = hand.window
+        if seat in window.allowed and seat not in window.responses:
+            return [{"action": a} for a in window.allowed[seat]]
+        return []
+    if state.phase == TURN and seat == hand.turn and not hand.need_draw:
+        return turn_actions(state, seat)
+    return []
+
+
+def turn_actions(state: MatchState, seat: int) -> list[dict]:
+    hand = state.hand
+    rules = variant_of(state)
+    me = hand.seats[seat]
+    if hand.dealer_ting_then_hu:  # H-4: declared on a complete hand, now 胡
+        return [{"action": "hu"}]
+    out: list[dict] = []
+    if hand.drawn is not None and rules.hu_allowed(state, seat, hand.drawn, self_draw_kind(state), None):
+        out.append({"action": "hu"})
+    kongs = sorted(set(rules.concealed_kongs(hand, seat)) | set(rules.added_kongs(hand, seat)))
+    out.extend({"action": "kong", "tile": name(k)} for k in kongs)
+    if me.ready and hand.drawn is not None:  # K-3 / H-4 locked hand: only the drawn tile goes
+        out.append({"action": "discard", "tile": name(hand.drawn)})
+        return out
+    if getattr(rules, "may_ting_then_hu", None) and rules.may_ting_then_hu(state, seat):
+        out.append({"action": "ting"})
+    out.extend({"action": "ting", "tile": name(k)} for k in rules.turn_ting_tiles(state, seat))
+    out.extend({"action": "discard", "tile": name(k)} for k, n in enumerate(me.counts) if n)
+    return out

@@ -1,0 +1,75 @@
+"""A sensible server-side player: wins when it can, declares ready, discards toward a ready hand."""
+
+from __future__ import annotations
+
+from engine.actions import legal_actions
+from engine.state import MatchState
+from engine.tiles import is_honour, kind, rank_of, suit_of
+
+
+def bot_action(state: MatchState, seat: int) -> dict:
+    """Choose among the seat's legal actions using only what that seat can see."""
+    acts = legal_actions(state, seat)
+    if not acts:
+        raise ValueError(f"seat {seat} has nothing to decide")
+    by_action: dict[str, list[dict]] = {}
+    for act in acts:
+        by_action.setdefault(act["action"], []).append(act)
+    for wanted in ("hu", "ting", "kong"):
+        if wanted in by_action:
+            return _best_discard(state, seat, by_action[wanted]) if wanted == "ting" else by_action[wanted][0]
+    if "pung" in by_action and _pung_helps(state, seat):
+        return by_action["pung"][0]
+    if "pass" in by_action:
+        return {"action": "pass"}
+    return _best_discard(state, seat, by_action["discard"])
+
+
+def default_action(state: MatchState, seat: int) -> dict:
+    """What a timeout does: pass a question, or discard the drawn tile (else the last legal discard)."""
+    acts = legal_actions(state, seat)
+    if {"action": "pass"} in acts:
+        return {"action": "pass"}
+    hand = state.hand
+    discards = [a for a in acts if a["action"] == "discard"]
+    if hand.drawn is not None:
+        from engine.tiles import name
+        drawn = {"action": "discard", "tile": name(hand.drawn)}
+        if drawn in discards:
+            return drawn
+    if discards:
+        return discards[-1]
+    return acts[0]
+
+
+def _pung_helps(state: MatchState, seat: int) -> bool:
+    tile = state.hand.window.tile
+    return is_honour(tile) or _neighbours(state.hand.seats[seat].counts, tile) == 0
+
+
+def _best_discard(state: MatchState, seat: int, choices: list[dict]) -> dict:
+    counts = state.hand.seats[seat].counts
+    wild = state.hand.wild
+    return min(choices, key=lambda a: _keep_value(counts, kind(a["tile"]), wild))
+
+
+def _keep_value(counts: list[int], tile: int, wild) -> float:
+    """How much a tile is worth keeping: wilds most, then pairs, then tiles with suit neighbours."""
+    if tile == wild:
+        return 100.0
+    value = 3.0 * (counts[tile] - 1)
+    value += _neighbours(counts, tile)
+    if rank_of(tile) in (1, 9):
+        value -= 0.5
+    return value
+
+
+def _neighbours(counts: list[int], tile: int) -> float:
+    if suit_of(tile) is None:
+        return 0.0
+    rank = rank_of(tile)
+    near = 0.0
+    for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5)):
+        if 1 <= rank + delta <= 9:
+            near += weight * min(counts[tile + delta], 1)
+    return near

@@ -1,0 +1,104 @@
+"""Refusals: `IllegalAction` with a stable code and the ruling that forbids the action."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from engine.state import CLAIM, HAND_OVER, LOBBY, MATCH_OVER, ROB, TING, TURN, MatchState
+from engine.tiles import TileError, kind
+
+
+class IllegalAction(Exception):
+    """A command the rules do not allow now. `code` is stable; `rule` names a RULINGS.md id."""
+
+    def __init__(self, code: str, message: str, rule: Optional[str] = None):
+        super().__init__(message)
+        self.code, self.message, self.rule = code, message, rule
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "rule": self.rule}
+
+
+_SCORING_REASONS = {
+    "not_ready": ("K-2", "only a player who declared 报听 may win"),
+    "tile_too_low": ("K-4", "a winning tile worth 1 or 2 can never win"),
+    "self_draw_only": ("K-4", "a winning tile worth 3 to 5 wins only by self-draw"),
+    "discarded_wild": ("G-9", "nobody may win on a discarded wild (K-13 / H-3)"),
+    "wild_self_draw_only": ("H-3", "a player holding a 配子 may win only by self-draw"),
+    "not_complete": ("G-4", "the hand is not four sets and a pair"),
+}
+
+
+def explain(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
+    """Why `wanted` is not among the seat's legal actions, naming the rule where one applies."""
+    from engine.actions import legal_actions
+    phase = state.phase
+    if phase in (LOBBY, HAND_OVER, MATCH_OVER) or state.hand is None:
+        return IllegalAction("no_hand_in_play", f"no hand is in play (phase {phase})")
+    legal = legal_actions(state, seat)
+    if not legal:
+        return IllegalAction("not_your_turn", f"seat {seat} has no decision pending now")
+    action = wanted.get("action")
+    if action not in {"discard", "pung", "kong", "hu", "pass", "ting"}:
+        return IllegalAction("unknown_action", f"unknown action {action!r}")
+    tile = wanted.get("tile")
+    if tile is not None:
+        try:
+            kind(tile)
+        except TileError as exc:
+            return IllegalAction("bad_tile", str(exc))
+    allowed = sorted({a["action"] for a in legal})
+    if action in allowed:
+        return _wrong_tile(state, seat, wanted)
+    return _why_not(state, seat, action, allowed)
+
+
+def _wrong_tile(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
+    me = state.hand.seats[seat]
+    action, tile = wanted["action"], wanted.get("tile")
+    if action == "discard" and me.ready:
+        return IllegalAction("hand_locked", "after 报听 only the drawn tile is discarded", "K-3")
+    if action == "discard" and (tile is None or me.counts[kind(tile)] == 0):
+        return IllegalAction("tile_not_held", f"seat {seat} does not hold {tile}")
+    if action == "ting":
+        return IllegalAction("not_ready_after_discard",
+                             "报听 needs a discard after which the hand waits on a tile worth 6 or more",
+                             "K-2" if state.variant == "koudiandian" else "H-4")
+    return IllegalAction("illegal_tile", f"{action} with tile {tile!r} is not allowed now")
+
+
+def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> IllegalAction:
+    me = state.hand.seats[seat]
+    phase = state.phase
+    if action == "hu":
+        return _why_no_hu(state, seat)
+    if action == "pung" and me.ready:
+        return IllegalAction("hand_locked", "no pung after 报听", "K-3" if state.variant == "koudiandian" else "H-4")
+    if action in ("pung", "kong") and phase == TURN:
+        return IllegalAction("no_claim", f"{action} is not possible with these tiles now", "G-5")
+    if action == "pass" and phase == TURN:
+        return IllegalAction("must_discard", "on your own turn you discard (or win, kong, declare)")
+    if action == "ting" and state.variant == "hanshan":
+        return IllegalAction("ting_only_at_deal", "报听 only at the start of the hand", "H-4")
+    if action == "pass" and state.options.get("must_win") and phase in (CLAIM, ROB):
+        return IllegalAction("must_win", "with 有胡必胡 every possible win is taken", "K-5")
+    return IllegalAction("not_allowed_now", f"{action} is not allowed now; allowed: {', '.join(allowed)}",
+                         "G-6" if phase in (CLAIM, ROB, TING) else None)
+
+
+def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
+    from engine.actions import self_draw_kind, variant_of
+    hand = state.hand
+    me = hand.seats[seat]
+    window = hand.window
+    if state.phase in (CLAIM, ROB) and window is not None:
+        tile, by, source = window.tile, ("discard" if state.phase == CLAIM else "rob_kong"), window.source
+    elif hand.drawn is not None:
+        tile, by, source = hand.drawn, self_draw_kind(state), None
+    else:
+        return IllegalAction("not_complete", "the hand is not complete", "G-4")
+    if state.variant == "koudiandian" and by != "self_draw" and tile in me.passed_hu and me.ready:
+        return IllegalAction("passed_hu", "after 过胡 this tile wins only by self-draw", "K-5")
+    reason = variant_of(state).hu_reason(state, seat, tile, by, source)
+    rule, text = _SCORING_REASONS.get(reason or "not_complete", ("G-4", "not a winning hand"))
+    return IllegalAction(reason or "not_complete", text, rule)

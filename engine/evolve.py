@@ -1,0 +1,226 @@
+"""Applying one event to a state in place; `engine.table.evolve` wraps it in a copy."""
+
+from __future__ import annotations
+
+from engine.state import CLAIM, HAND_OVER, MATCH_OVER, ROB, TING, TURN, HandState, MatchState, Window
+from engine.tiles import kind, parse
+
+SETTLE = "settle"
+
+
+class CorruptEvent(ValueError):
+    """An event that cannot follow the state it is applied to (a tampered or misordered log)."""
+
+
+def apply(state: MatchState, event: dict) -> None:
+    handler = _HANDLERS.get(event.get("type"))
+    if handler is None:
+        raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
+    handler(state, event)
+    state.version += 1
+
+
+def _match_started(state: MatchState, e: dict) -> None:
+    state.variant, state.options = e["variant"], dict(e["options"])
+    state.first_dealer = state.dealer = e["first_dealer"]
+
+
+def _hand_started(state: MatchState, e: dict) -> None:
+    from engine.actions import variant_of
+    wall = [kind(t) for t in e["wall"]]
+    hand = HandState(number=e["hand"], dealer=e["dealer"], wild=kind(e["wild"]) if e["wild"] else None,
+                     commitment=e["commitment"], seed=e["seed"], wall=wall, head=0, tail=len(wall))
+    for seat, text in enumerate(e["hands"]):
+        for k in parse(text):
+            hand.seats[seat].counts[k] += 1
+    hand.turn = e["dealer"]
+    hand.drawn = kind(e["dealer_draw"])
+    hand.seats[e["dealer"]].counts[hand.drawn] += 1
+    hand.draw_source = "deal"
+    state.hand = hand
+    asked = variant_of(state).ting_phase_seats(hand)
+    if asked:
+        hand.window = Window(TING, None, hand.dealer, {s: ["ting", "pass"] for s in asked})
+        state.phase = TING
+    else:
+        state.phase = TURN
+
+
+def _drew(state: MatchState, e: dict) -> None:
+    hand = state.hand
+    if e["source"] == "kong":  # G-3 杠后补牌 from the tail
+        hand.tail -= 1
+        tile = hand.wall[hand.tail]
+    else:
+        tile = hand.wall[hand.head]
+        hand.head += 1
+    if kind(e["tile"]) != tile:
+        raise CorruptEvent(f"drew {e['tile']} but the wall holds {tile} there")
+    hand.seats[e["seat"]].counts[tile] += 1
+    hand.turn, hand.drawn, hand.draw_source = e["seat"], tile, e["source"]
+    hand.need_draw, hand.window = False, None
+    state.phase = TURN
+
+
+def _ting_declared(state: MatchState, e: dict) -> None:
+    from engine.actions import variant_of
+    hand = state.hand
+    me = hand.seats[e["seat"]]
+    me.ready = True
+    if state.phase == TING:
+        me.ready_waits = tuple(variant_of(state).waits(hand, me.counts, 4 - len(me.melds)))
+        _answer(state, e["seat"], "ting")
+    elif not e.get("with_discard", True):
+        hand.dealer_ting_then_hu = True  # H-4: no discard follows; the next action is hu
+
+
+def _discarded(state: MatchState, e: dict) -> None:
+    from engine.actions import variant_of
+    hand = state.hand
+    seat, tile = e["seat"], kind(e["tile"])
+    me = hand.seats[seat]
+    if me.counts[tile] < 1:
+        raise CorruptEvent(f"seat {seat} discarded {e['tile']} without holding it")
+    me.counts[tile] -= 1
+    me.discards.append({"tile": e["tile"], "face_down": e["face_down"], "claimed": False})
+    hand.dealer_ting_then_hu = False
+    if me.ready and not me.ready_waits:
+        me.ready_waits = tuple(variant_of(state).waits(hand, me.counts, 4 - len(me.melds)))
+    hand.discard_count += 1
+    hand.drawn = None
+    allowed = {} if e["face_down"] else _claims(state, seat, tile)  # K-2: nobody claims a face-down tile
+    _open_or_pass(state, CLAIM, tile, seat, allowed)
+
+
+def _claims(state: MatchState, discarder: int, tile: int) -> dict[int, list[str]]:
+    """G-6: only players with a legal claim are asked."""
+    from engine.actions import variant_of
+    rules = variant_of(state)
+    hand = state.hand
+    allowed: dict[int, list[str]] = {}
+    for seat in ((discarder + i) % 4 for i in (1, 2, 3)):
+        options = []
+        if rules.hu_allowed(state, seat, tile, "discard", discarder):
+            options.append("hu")
+        if rules.can_exposed_kong(hand, seat, tile):
+            options.append("kong")
+        if rules.can_pung(hand, seat, tile):
+            options.append("pung")
+        if options:
+            allowed[seat] = options + ["pass"]
+    return allowed
+
+
+def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed: dict) -> None:
+    hand = state.hand
+    if allowed:
+        hand.window = Window(kind_, tile, source, allowed)
+        state.phase = kind_
+        return
+    hand.window = None
+    hand.turn, hand.need_draw, hand.draw_source = (source + 1) % 4, True, "wall_pending"
+    state.phase = TURN
+
+
+def _responded(state: MatchState, e: dict) -> None:
+    _answer(state, e["seat"], e["response"])
+
+
+def _answer(state: MatchState, seat: int, response: str) -> None:
+    hand = state.hand
+    window = hand.window
+    window.responses[seat] = response
+    if (response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
+            and state.variant == "koudiandian"):
+        hand.seats[seat].passed_hu.add(window.tile)  # K-5 过胡 (含山 has none, H-1)
+    if window.kind == TING and len(window.responses) == len(window.allowed):
+        hand.window = None  # H-4: everyone asked has answered; the dealer acts
+        state.phase = TURN
+
+
+def _punged(state: MatchState, e: dict) -> None:
+    hand = state.hand
+    seat, tile = e["seat"], kind(e["tile"])
+    me = hand.seats[seat]
+    if "kong" in hand.window.allowed.get(seat, ()):
+        me.forfeited_kongs.add(tile)  # K-6: pung chosen over kong gives the kong up for good
+    me.counts[tile] -= 2
+    me.melds.append({"type": "pung", "tile": tile, "kong": None, "from": e["from"]})
+    _mark_claimed(hand, e["from"])
+    hand.window, hand.turn, hand.drawn, hand.draw_source, hand.need_draw = None, seat, None, "claim", False
+    state.phase = TURN
+
+
+def _konged(state: MatchState, e: dict) -> None:
+    hand = state.hand
+    seat, tile, how = e["seat"], kind(e["tile"]), e["kind"]
+    me = hand.seats[seat]
+    if how == "added":
+        me.counts[tile] -= 1
+        meld = next(m for m in me.melds if m["type"] == "pung" and m["tile"] == tile)
+        meld.update(type="kong", kong="added")
+    else:
+        me.counts[tile] -= 3 if how == "exposed" else 4
+        me.melds.append({"type": "kong", "tile": tile, "kong": how, "from": e["from"]})
+    if how == "exposed":
+        _mark_claimed(hand, e["from"])
+    feeder = e["from"]
+    hand.kongs.append({"seat": seat, "tile": tile, "kind": how, "fed_by": feeder,
+                       "feeder_ready": feeder is not None and hand.seats[feeder].ready})
+    hand.kong_count += 1
+    hand.window, hand.pending_kong = None, None
+    hand.turn, hand.drawn, hand.need_draw, hand.draw_source = seat, None, True, "kong_pending"
+    state.phase = TURN
+
+
+def _kong_declared(state: MatchState, e: dict) -> None:
+    from engine.table import _robbers
+    hand = state.hand
+    seat, tile = e["seat"], kind(e["tile"])
+    hand.pending_kong = (seat, tile)
+    hand.window = Window(ROB, tile, seat, {s: ["hu", "pass"] for s in _robbers(state, seat, tile)})
+    state.phase = ROB
+
+
+def _won(state: MatchState, e: dict) -> None:
+    hand = state.hand
+    seat = e["seat"]
+    if e["by"] == "discard":
+        hand.seats[seat].counts[kind(e["tile"])] += 1
+        _mark_claimed(hand, e["from"])
+    elif e["by"] == "rob_kong":  # G-7: the robbed tile leaves the konger's hand
+        hand.seats[e["from"]].counts[kind(e["tile"])] -= 1
+        hand.seats[seat].counts[kind(e["tile"])] += 1
+    hand.win = {"seat": seat, "tile": kind(e["tile"]) if e["tile"] else hand.drawn, "by": e["by"],
+                "from": e["from"]}
+    hand.window = None
+    state.phase = SETTLE
+
+
+def _hand_ended(state: MatchState, e: dict) -> None:
+    state.scores = list(e["scores"])
+    if e["next_dealer"] != state.dealer:
+        state.deal_moves += 1
+    state.dealer = e["next_dealer"]
+    state.hands_played += 1
+    state.last_result = e
+    state.phase = MATCH_OVER if e["match_over"] else HAND_OVER
+
+
+def _match_ended(state: MatchState, e: dict) -> None:
+    state.phase = MATCH_OVER
+
+
+def _mark_claimed(hand: HandState, discarder) -> None:
+    if discarder is not None and hand.seats[discarder].discards:
+        last = hand.seats[discarder].discards[-1]
+        if not last["claimed"]:
+            last["claimed"] = True
+
+
+_HANDLERS = {
+    "match_started": _match_started, "hand_started": _hand_started, "drew": _drew,
+    "ting_declared": _ting_declared, "discarded": _discarded, "responded": _responded,
+    "punged": _punged, "konged": _konged, "kong_declared": _kong_declared, "won": _won,
+    "hand_ended": _hand_ended, "match_ended": _match_ended,
+}

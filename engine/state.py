@@ -1,0 +1,112 @@
+"""The folded state of a match and of its current hand (plain data, cheap to copy)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from engine.tiles import NUM_KINDS
+
+LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
+    "lobby", "ting", "turn", "claim", "rob", "hand_over", "match_over"
+)
+
+
+@dataclass
+class SeatHand:
+    """One seat's tiles and declarations during a hand."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # concealed, wilds included
+    melds: list[dict] = field(default_factory=list)  # {"type", "tile", "kong", "from"}
+    discards: list[dict] = field(default_factory=list)  # {"tile", "face_down", "claimed"}
+    ready: bool = False  # 报听 declared (K-2, H-4)
+    ready_waits: tuple[int, ...] = ()  # waits when declared (K-3 kong_keeps_waits)
+    passed_hu: set[int] = field(default_factory=set)  # K-5 过胡: kinds won only by self-draw now
+    forfeited_kongs: set[int] = field(default_factory=set)  # K-6: pung chosen over kong
+
+    def clone(self) -> "SeatHand":
+        return SeatHand(
+            self.counts[:], [dict(m) for m in self.melds], [dict(d) for d in self.discards],
+            self.ready, self.ready_waits, set(self.passed_hu), set(self.forfeited_kongs),
+        )
+
+
+@dataclass
+class Window:
+    """An open question to several seats: claims on a discard, robbing a kong, or 报听 at the deal."""
+
+    kind: str  # CLAIM | ROB | TING
+    tile: Optional[int]
+    source: Optional[int]  # the discarder / konger
+    allowed: dict[int, list[str]] = field(default_factory=dict)  # seat -> allowed responses
+    responses: dict[int, str] = field(default_factory=dict)
+
+    def clone(self) -> "Window":
+        return Window(self.kind, self.tile, self.source,
+                      {s: a[:] for s, a in self.allowed.items()}, dict(self.responses))
+
+
+@dataclass
+class HandState:
+    """Everything about the hand in play."""
+
+    number: int
+    dealer: int
+    wild: Optional[int]
+    commitment: str
+    seed: Optional[str]
+    wall: list[int]  # the whole wall as dealt from, never mutated: draws move `head`, kong draws move `tail`
+    head: int = 0
+    tail: int = 0
+    seats: list[SeatHand] = field(default_factory=lambda: [SeatHand() for _ in range(4)])
+    turn: int = 0
+    drawn: Optional[int] = None  # the tile just drawn by `turn`, if the turn began with a draw
+    draw_source: str = "deal"  # "deal" | "wall" | "kong" | "claim"
+    need_draw: bool = False  # `turn` must draw before acting
+    window: Optional[Window] = None
+    pending_kong: Optional[tuple[int, int]] = None  # (seat, tile) of an added kong under the rob window
+    kongs: list[dict] = field(default_factory=list)  # declared kongs, for K-9 settlement
+    discard_count: int = 0  # discards so far (天胡/地胡, H-7)
+    kong_count: int = 0
+    dealer_ting_then_hu: bool = False  # 含山 H-4: the dealer declared without a discard and must hu
+    win: Optional[dict] = None  # {"seat", "tile", "by", "from"} once won
+
+    @property
+    def wall_count(self) -> int:
+        return self.tail - self.head
+
+    def clone(self) -> "HandState":
+        new = copy.copy(self)
+        new.seats = [s.clone() for s in self.seats]
+        new.window = self.window.clone() if self.window else None
+        new.kongs = [dict(k) for k in self.kongs]
+        new.win = dict(self.win) if self.win else None
+        return new  # `wall` is never mutated, so copies share it
+
+
+@dataclass
+class MatchState:
+    """The whole match: options, running scores, dealer, and the hand in play."""
+
+    variant: Optional[str] = None
+    options: dict[str, Any] = field(default_factory=dict)
+    phase: str = LOBBY
+    first_dealer: int = 0
+    dealer: int = 0
+    hands_played: int = 0
+    deal_moves: int = 0  # times the deal passed to the dealer's 下家 (K-14 rounds)
+    scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    hand: Optional[HandState] = None
+    last_result: Optional[dict] = None  # the previous hand's hand_ended payload
+    version: int = 0  # engine events folded so far
+
+    @property
+    def needs_new_hand(self) -> bool:
+        return self.phase in (LOBBY, HAND_OVER) and self.variant is not None
+
+    def clone(self) -> "MatchState":
+        new = copy.copy(self)
+        new.scores = self.scores[:]
+        new.hand = self.hand.clone() if self.hand else None
+        return new

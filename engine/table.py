@@ -1,0 +1,300 @@
+"""The Decider: `decide(state, command) -> events`, `evolve(state, event) -> state`, `fold`."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from engine.actions import legal_actions, self_draw_kind, variant_of
+from engine.errors import IllegalAction, explain
+from engine.evolve import apply
+from engine.options import OptionError, normalise
+from engine.state import CLAIM, LOBBY, ROB, TURN, MatchState
+from engine.tiles import TileError, format_hand, kind, name, parse
+from engine.wall import SeedError, deal_from_seed, seed_from_hex
+
+SETTLE = "settle"
+
+
+def initial_state() -> MatchState:
+    return MatchState()
+
+
+def evolve(state: MatchState, event: dict) -> MatchState:
+    """Pure: the state after one event (the input state is not changed)."""
+    new = state.clone()
+    apply(new, event)
+    return new
+
+
+def fold(events: Iterable[dict], state: Optional[MatchState] = None) -> MatchState:
+    """Replay: evolve over many events, copying the starting state once."""
+    current = state.clone() if state is not None else initial_state()
+    for event in events:
+        apply(current, event)
+    return current
+
+
+def decide(state: MatchState, command: dict) -> list[dict]:
+    """The events a command produces, with every automatic consequence up to the next decision."""
+    if not isinstance(command, dict):
+        raise IllegalAction("bad_command", "a command must be an object")
+    scratch = state.clone()
+    events: list[dict] = []
+
+    def emit(event: dict) -> None:
+        events.append(event)
+        apply(scratch, event)
+
+    for event in _command_events(scratch, command):
+        emit(event)
+    _run_automatic(scratch, emit)
+    return events
+
+
+def _command_events(state: MatchState, command: dict) -> list[dict]:
+    action = command.get("action")
+    if action == "start_match":
+        return [_start_match(state, command)]
+    if action == "start_hand":
+        return [_start_hand(state, command)]
+    seat = command.get("seat")
+    if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
+        raise IllegalAction("bad_seat", f"seat must be 0..3, got {seat!r}")
+    wanted = {k: command[k] for k in ("action", "tile") if command.get(k) is not None}
+    if wanted not in legal_actions(state, seat):
+        raise explain(state, seat, wanted)
+    events = _action_events(state, seat, wanted)
+    if command.get("reason"):
+        events[0]["reason"] = str(command["reason"])
+    return events
+
+
+def _start_match(state: MatchState, command: dict) -> dict:
+    if state.variant is not None:
+        raise IllegalAction("match_started", "the match has already started")
+    try:
+        options = normalise(command.get("variant"), command.get("options"))
+    except OptionError as exc:
+        raise IllegalAction("bad_option", str(exc)) from None
+    first = command.get("first_dealer", 0)
+    if first not in (0, 1, 2, 3):
+        raise IllegalAction("bad_seat", "first_dealer must be 0..3")
+    return {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
+
+
+def _start_hand(state: MatchState, command: dict) -> dict:
+    if not state.needs_new_hand or state.phase == LOBBY and state.variant is None:
+        raise IllegalAction("no_hand_to_start", "a new hand starts only after match_started or hand_ended")
+    if "preset" in command:
+        return _preset_hand(state, command["preset"])
+    try:
+        deal = deal_from_seed(seed_from_hex(command.get("seed")))
+    except SeedError as exc:
+        raise IllegalAction("bad_seed", str(exc)) from None
+    dealer = state.dealer
+    order = [(dealer + i) % 4 for i in range(4)]
+    hands: list[list[int]] = [[], [], [], []]
+    for i, seat in enumerate(order):
+        hands[seat] = deal.wall[13 * i: 13 * i + 13]
+    dealer_draw = deal.wall[52]  # G-3: the dealer's 14th tile
+    wild = deal.wild if _uses_wilds(state) else None
+    return _hand_started(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
+
+
+def _preset_hand(state: MatchState, preset: dict) -> dict:
+    try:
+        hands = [parse(h) for h in preset["hands"]]
+        rest = parse(preset.get("wall", ""))
+        wild = kind(preset["wild"]) if preset.get("wild") else None
+    except (TileError, KeyError, TypeError) as exc:
+        raise IllegalAction("bad_preset", f"bad preset hand: {exc}") from None
+    if len(hands) != 4 or any(len(h) != (14 if s == state.dealer else 13) for s, h in enumerate(hands)):
+        raise IllegalAction("bad_preset", "preset hands: four hands, the dealer's of 14 tiles, others of 13")
+    from engine.tiles import check_copies
+    try:
+        check_copies([k for h in hands for k in h] + rest)
+    except TileError as exc:
+        raise IllegalAction("bad_preset", str(exc)) from None
+    if _uses_wilds(state) and wild is None:
+        raise IllegalAction("bad_preset", "this variant/option set needs a \"wild\" kind")
+    dealer_draw = hands[state.dealer].pop()
+    return _hand_started(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
+
+
+def _uses_wilds(state: MatchState) -> bool:
+    return state.variant == "hanshan" or bool(state.options.get("wilds"))
+
+
+def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> dict:
+    return {
+        "type": "hand_started", "hand": state.hands_played + 1, "dealer": state.dealer,
+        "wild": name(wild) if wild is not None else None, "commitment": commitment,
+        "wall_count": len(rest), "hands": [format_hand(h) for h in hands],
+        "dealer_draw": name(dealer_draw), "wall": [name(k) for k in rest], "seed": seed,
+    }
+
+
+def _action_events(state: MatchState, seat: int, act: dict) -> list[dict]:
+    action, tile = act["action"], act.get("tile")
+    hand = state.hand
+    if state.phase in (CLAIM, ROB) or (state.phase == "ting" and action == "pass"):
+        return [{"type": "responded", "seat": seat, "response": action, "window": hand.window.kind}]
+    if state.phase == "ting":  # a non-dealer's 报听 at the deal (H-4)
+        return [{"type": "ting_declared", "seat": seat}]
+    if action == "discard":
+        return [_discarded(seat, kind(tile), face_down=False)]
+    if action == "ting":
+        if tile is None:
+            return [{"type": "ting_declared", "seat": seat, "with_discard": False}]
+        face_down = variant_of(state).face_down_ting
+        return [{"type": "ting_declared", "seat": seat, "with_discard": True}, _discarded(seat, kind(tile), face_down=face_down)]
+    if action == "hu":
+        return [{"type": "won", "seat": seat, "tile": name(hand.drawn) if hand.drawn is not None else None,
+                 "by": self_draw_kind(state), "from": None}]
+    return [_turn_kong(state, seat, kind(tile))]
+
+
+def _discarded(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict:
+    return {"type": "discarded", "seat": seat, "tile": name(tile), "face_down": face_down, "auto": auto}
+
+
+def _turn_kong(state: MatchState, seat: int, tile: int) -> dict:
+    me = state.hand.seats[seat]
+    if me.counts[tile] == 4:
+        return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "concealed", "from": None}
+    if _robbers(state, seat, tile):
+        return {"type": "kong_declared", "seat": seat, "tile": name(tile)}  # G-7 rob window
+    return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "added", "from": None}
+
+
+def _robbers(state: MatchState, konger: int, tile: int) -> list[int]:
+    rules = variant_of(state)
+    return [s for s in _after(konger) if rules.hu_allowed(state, s, tile, "rob_kong", konger)]
+
+
+def _after(seat: int) -> list[int]:
+    """G-2: the other seats in turn order, nearest 下家 first."""
+    return [(seat + i) % 4 for i in (1, 2, 3)]
+
+
+# ---- automatic consequences ----------------------------------------------------------------------
+
+def _run_automatic(state: MatchState, emit) -> None:
+    for _ in range(10_000):
+        events = _next_automatic(state)
+        if not events:
+            return
+        for event in events:
+            emit(event)
+    raise RuntimeError("automatic play did not settle")  # pragma: no cover
+
+
+def _next_automatic(state: MatchState) -> list[dict]:
+    if state.phase == SETTLE:
+        return _hand_ended(state, state.hand.win["seat"])
+    if state.phase == TURN:
+        return _turn_automatic(state)
+    if state.phase in (CLAIM, ROB):
+        return _window_automatic(state)
+    return []
+
+
+def _turn_automatic(state: MatchState) -> list[dict]:
+    hand = state.hand
+    seat = hand.turn
+    if hand.need_draw:
+        if hand.wall_count == 0:
+            return _hand_ended(state, None)  # G-8 荒庄
+        source = "kong" if hand.draw_source == "kong_pending" else "wall"
+        tile = hand.wall[hand.tail - 1] if source == "kong" else hand.wall[hand.head]
+        return [{"type": "drew", "seat": seat, "tile": name(tile), "source": source}]
+    me = hand.seats[seat]
+    if not me.ready or hand.drawn is None or hand.dealer_ting_then_hu:
+        return []
+    acts = legal_actions(state, seat)
+    if {"action": "hu"} in acts and state.options.get("must_win"):  # K-5 有胡必胡
+        return [{"type": "won", "seat": seat, "tile": name(hand.drawn), "by": self_draw_kind(state),
+                 "from": None, "auto": True}]
+    if len(acts) == 1:  # K-3 / H-4: the locked hand's drawn tile goes automatically
+        return [_discarded(seat, hand.drawn, face_down=False, auto=True)]
+    return []
+
+
+def _window_automatic(state: MatchState) -> list[dict]:
+    window = state.hand.window
+    if state.options.get("must_win"):
+        for seat in _after(window.source):
+            if "hu" in window.allowed.get(seat, ()) and seat not in window.responses:
+                return [{"type": "responded", "seat": seat, "response": "hu", "window": window.kind, "auto": True}]
+    return _resolve_window(state)
+
+
+def _resolve_window(state: MatchState) -> list[dict]:
+    """G-6: a win beats kong/pung, nearest winner first (截胡); pass-all moves play on."""
+    hand = state.hand
+    window = hand.window
+    tile = name(window.tile)
+    for seat in _after(window.source):
+        if "hu" in window.allowed.get(seat, ()):
+            answer = window.responses.get(seat)
+            if answer is None:
+                return []
+            if answer == "hu":
+                by = "discard" if window.kind == CLAIM else "rob_kong"
+                return [{"type": "won", "seat": seat, "tile": tile, "by": by, "from": window.source}]
+    if any(seat not in window.responses for seat in window.allowed):
+        return []
+    for seat in _after(window.source):
+        answer = window.responses.get(seat)
+        if answer == "pung":
+            return [{"type": "punged", "seat": seat, "tile": tile, "from": window.source}]
+        if answer == "kong":
+            return [{"type": "konged", "seat": seat, "tile": tile, "kind": "exposed", "from": window.source}]
+    if window.kind == ROB:
+        konger, kong_tile = hand.pending_kong
+        return [{"type": "konged", "seat": konger, "tile": name(kong_tile), "kind": "added", "from": None}]
+    if hand.wall_count == 0:
+        return _hand_ended(state, None)
+    next_seat = (window.source + 1) % 4
+    return [{"type": "drew", "seat": next_seat, "tile": name(hand.wall[hand.head]), "source": "wall"}]
+
+
+def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict]:
+    hand = state.hand
+    rules = variant_of(state)
+    if winner is None:
+        settlement = {"deltas": [0, 0, 0, 0], "win_deltas": [0, 0, 0, 0], "kong_deltas": [0, 0, 0, 0],
+                      "score": None}  # K-10 荒庄荒杠, H-11
+    else:
+        settlement = rules.settle(state)
+    scores = [a + b for a, b in zip(state.scores, settlement["deltas"])]
+    next_dealer = rules.next_dealer(state, winner)
+    moves = state.deal_moves + (1 if next_dealer != hand.dealer else 0)
+    over = _match_over(state, moves)
+    ended = {
+        "type": "hand_ended", "hand": hand.number, "outcome": "draw" if winner is None else "win",
+        "winner": winner, "win": _public_win(hand.win), "settlement": settlement, "scores": scores,
+        "revealed": {
+            "hands": [format_hand(_concealed(s.counts)) for s in hand.seats],
+            "face_down": [[d["tile"] for d in s.discards if d["face_down"]] for s in hand.seats],
+        },
+        "seed": hand.seed, "commitment": hand.commitment, "next_dealer": next_dealer, "match_over": over,
+    }
+    if not over:
+        return [ended]
+    return [ended, {"type": "match_ended", "scores": scores, "hands": state.hands_played + 1}]
+
+
+def _public_win(win: Optional[dict]) -> Optional[dict]:
+    return None if win is None else {**win, "tile": name(win["tile"])}
+
+
+def _match_over(state: MatchState, deal_moves: int) -> bool:
+    """K-14: a number of hands, or rounds (一圈 ends when the deal would return to the first dealer)."""
+    if state.options.get("rounds"):
+        return deal_moves >= 4 * state.options["rounds"]
+    return state.hands_played + 1 >= state.options["hands"]
+
+
+def _concealed(counts: list[int]) -> list[int]:
+    return [k for k, n in enumerate(counts) for _ in range(n)]

@@ -1,0 +1,1 @@
+"""Per-variant rule hooks for the shared table flow."""

@@ -1,0 +1,150 @@
+"""What both variants share at the table: hand checks, claims, kongs, settlement hooks (G-rulings)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from engine import hand as analysis
+from engine.scoring import Meld, WinContext, score
+from engine.state import HandState, MatchState, SeatHand
+from engine.tiles import WHITE
+
+
+class Variant:
+    """Rule hooks of one variant. Subclasses override what differs; the table flow calls these."""
+
+    name = ""
+    seven_pairs = False  # K-7 qixiaodui wins in 扣点点; H-1 never in 含山
+    locked_may_kong = False  # K-3 allows kongs after 报听; H-4 does not
+    face_down_ting = False  # K-2 lays the declaring discard face down
+
+    def __init__(self, options: dict):
+        self.options = options
+
+    # ---- hand analysis with the hand's wild -------------------------------------------------
+    def split(self, hand: HandState, counts: list[int]) -> tuple[list[int], int]:
+        """Natural counts and the number of wilds (G-9: every copy of the wild kind is wild)."""
+        if hand.wild is None:
+            return counts, 0
+        natural = counts[:]
+        wilds = natural[hand.wild]
+        natural[hand.wild] = 0
+        return natural, wilds
+
+    def stand_in(self, hand: HandState) -> Optional[tuple[int, int]]:
+        return None
+
+    def is_complete(self, hand: HandState, seat: SeatHand, extra: Optional[int] = None) -> bool:
+        counts = seat.counts if extra is None else _plus(seat.counts, extra)
+        natural, wilds = self.split(hand, counts)
+        return analysis.is_complete(natural, wilds, sets=4 - len(seat.melds),
+                                    seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand))
+
+    def waits(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
+        """Kinds a 3n+1 hand waits on; the wild's own kind is left out (drawing it is drawing a wild)."""
+        natural, wilds = self.split(hand, counts)
+        found = analysis.waits(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
+                               stand_in=self.stand_in(hand))
+        return [k for k in found if k != hand.wild]
+
+    def could_be_ready(self, hand: HandState, counts: list[int], sets: int, discard: int) -> bool:
+        """Cheap filter: after discarding `discard`, would one more wild complete the hand?"""
+        after = _minus(counts, discard)
+        natural, wilds = self.split(hand, after)
+        return analysis.is_complete(natural, wilds + 1, sets=sets, seven_pairs=self.seven_pairs,
+                                    stand_in=self.stand_in(hand))
+
+    # ---- wins ---------------------------------------------------------------------------------
+    def win_context(self, state: MatchState, seat: int, tile: int, by: str,
+                    source: Optional[int]) -> WinContext:
+        hand = state.hand
+        me = hand.seats[seat]
+        counts = me.counts if by in ("self_draw", "kong_draw") else _plus(me.counts, tile)
+        concealed = tuple(k for k, n in enumerate(counts) for _ in range(n))
+        discarder_ready = source is not None and hand.seats[source].ready
+        return WinContext(
+            variant=self.name, options=state.options, seat=seat, dealer=hand.dealer,
+            concealed=concealed, melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in me.melds),
+            win_tile=tile, win_by=by, discarder=source if by in ("discard", "rob_kong") else None,
+            discarder_ready=discarder_ready, ready=me.ready, wild=hand.wild,
+            heavenly=self.heavenly(hand, seat, by), dealer_first_discard=self.dealer_first_discard(hand, seat, by),
+        )
+
+    def heavenly(self, hand: HandState, seat: int, by: str) -> bool:
+        return False
+
+    def dealer_first_discard(self, hand: HandState, seat: int, by: str) -> bool:
+        return False
+
+    def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
+        hand = state.hand
+        me = hand.seats[seat]
+        if not self.is_complete(hand, me, None if by in ("self_draw", "kong_draw") else tile):
+            return False
+        return self.hu_reason(state, seat, tile, by, source) is None
+
+    def hu_reason(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> Optional[str]:
+        """None when the win is legal, else the scoring reason code."""
+        result = score(self.win_context(state, seat, tile, by, source))
+        return None if result["ok"] else result["reason"]
+
+    # ---- claims and kongs ----------------------------------------------------------------------
+    def can_pung(self, hand: HandState, seat: int, tile: int) -> bool:
+        me = hand.seats[seat]
+        return not me.ready and tile != hand.wild and me.counts[tile] >= 2
+
+    def can_exposed_kong(self, hand: HandState, seat: int, tile: int) -> bool:
+        me = hand.seats[seat]
+        if tile == hand.wild or me.counts[tile] != 3 or hand.wall_count < 1:  # G-5, G-9
+            return False
+        return not me.ready or (self.locked_may_kong and self.kong_keeps_ready(hand, me, tile, 3))
+
+    def concealed_kongs(self, hand: HandState, seat: int) -> list[int]:
+        me = hand.seats[seat]
+        if hand.wall_count < 1 or (me.ready and not self.locked_may_kong):
+            return []
+        return [k for k, n in enumerate(me.counts) if n == 4 and k != hand.wild
+                and (not me.ready or self.kong_keeps_ready(hand, me, k, 4))]
+
+    def added_kongs(self, hand: HandState, seat: int) -> list[int]:
+        me = hand.seats[seat]
+        if hand.wall_count < 1 or (me.ready and not self.locked_may_kong):
+            return []
+        return [m["tile"] for m in me.melds
+                if m["type"] == "pung" and me.counts[m["tile"]] >= 1 and m["tile"] not in me.forfeited_kongs
+                and (not me.ready or self.kong_keeps_ready(hand, me, m["tile"], 1))]
+
+    def kong_keeps_ready(self, hand: HandState, me: SeatHand, tile: int, removed: int) -> bool:
+        return True
+
+    # ---- the rest ------------------------------------------------------------------------------
+    def ting_phase_seats(self, hand: HandState) -> list[int]:
+        return []
+
+    def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
+        return []
+
+    def settle(self, state: MatchState) -> dict:
+        raise NotImplementedError
+
+    def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
+        raise NotImplementedError
+
+
+def _plus(counts: list[int], tile: int) -> list[int]:
+    out = counts[:]
+    out[tile] += 1
+    return out
+
+
+def _minus(counts: list[int], tile: int) -> list[int]:
+    out = counts[:]
+    out[tile] -= 1
+    return out
+
+
+def white_stand_in(hand: HandState) -> Optional[tuple[int, int]]:
+    """H-2: 白板 plays as the 配子's kind too, unless 白 is itself the 配子."""
+    if hand.wild is None or hand.wild == WHITE:
+        return None
+    return (WHITE, hand.wild)

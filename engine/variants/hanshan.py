@@ -1,0 +1,65 @@
+"""含山麻将 table hooks: 配子 with the 白板 stand-in, 报听 at the deal only, 天胡/地胡, dealer rule."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from engine.scoring import hanshan as hanshan_scoring
+from engine.state import HandState, MatchState
+from engine.tiles import NUM_KINDS
+from engine.variants.base import Variant, _minus, white_stand_in
+
+
+class Hanshan(Variant):
+    name = "hanshan"
+    seven_pairs = False  # H-1
+    locked_may_kong = False  # H-4: no pung or kong after 报听
+
+    def stand_in(self, hand: HandState):
+        return white_stand_in(hand)  # H-2
+
+    def ting_phase_seats(self, hand: HandState) -> list[int]:
+        """H-4: non-dealers whose 13 dealt tiles wait on something are asked 听 or 过 first."""
+        return [s for s in range(4) if s != hand.dealer
+                and self.waits(hand, hand.seats[s].counts, 4)]
+
+    def is_dealer_opening(self, hand: HandState, seat: int) -> bool:
+        return seat == hand.dealer and hand.discard_count == 0 and not hand.seats[seat].ready
+
+    def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
+        """H-4: the dealer may declare with a discard before the first discard of the hand."""
+        hand = state.hand
+        if not self.is_dealer_opening(hand, seat):
+            return []
+        me = hand.seats[seat]
+        sets = 4 - len(me.melds)
+        return [t for t in range(NUM_KINDS) if me.counts[t]
+                and self.could_be_ready(hand, me.counts, sets, t)
+                and self.waits(hand, _minus(me.counts, t), sets)]
+
+    def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
+        """H-4: a dealer whose first 14 tiles are complete may 听 and then 胡."""
+        hand = state.hand
+        return (self.is_dealer_opening(hand, seat) and hand.draw_source == "deal"
+                and self.is_complete(hand, hand.seats[seat]))
+
+    def heavenly(self, hand: HandState, seat: int, by: str) -> bool:
+        """H-7 tianhu: the dealer wins on the first 14 tiles, not after a concealed kong."""
+        return (seat == hand.dealer and by == "self_draw" and hand.discard_count == 0
+                and hand.kong_count == 0 and hand.draw_source == "deal")
+
+    def dealer_first_discard(self, hand: HandState, seat: int, by: str) -> bool:
+        """H-7 dihu: a non-dealer wins on the dealer's first discard."""
+        return seat != hand.dealer and by == "discard" and hand.discard_count == 1
+
+    def settle(self, state: MatchState) -> dict:
+        """H-5/H-10/H-11: everything is in the winner's score; nothing is paid on 流局."""
+        win = state.hand.win
+        result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"]))
+        return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
+                "score": result}
+
+    def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
+        """H-12: the dealer keeps the deal on a dealer win or 流局; any other winner passes it on."""
+        dealer = state.hand.dealer
+        return dealer if winner is None or winner == dealer else (dealer + 1) % 4

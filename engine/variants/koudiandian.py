@@ -1,0 +1,74 @@
+"""山西扣点点 table hooks: 报听 with a face-down discard, the locked hand, K-4/K-5, kong payments."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from engine.state import HandState, MatchState, SeatHand
+from engine.tiles import points
+from engine.variants.base import Variant, _minus
+
+
+class Koudiandian(Variant):
+    name = "koudiandian"
+    seven_pairs = True  # K-7 七小对 and its richer forms win
+    locked_may_kong = True  # K-3
+    face_down_ting = True  # K-2: the declaring discard lies face down
+
+    def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
+        """K-2: discards after which the hand waits on at least one tile worth 6 or more."""
+        hand = state.hand
+        me = hand.seats[seat]
+        if me.ready:
+            return []
+        sets = 4 - len(me.melds)
+        out = []
+        for tile in (k for k, n in enumerate(me.counts) if n):
+            if not self.could_be_ready(hand, me.counts, sets, tile):
+                continue
+            if any(points(w) >= 6 for w in self.waits(hand, _minus(me.counts, tile), sets)):
+                out.append(tile)
+        return out
+
+    def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
+        me = state.hand.seats[seat]
+        if not me.ready:  # K-2: only a declared hand wins
+            return False
+        if by in ("discard", "rob_kong") and tile in me.passed_hu:  # K-5 过胡
+            return False
+        return super().hu_allowed(state, seat, tile, by, source)
+
+    def kong_keeps_ready(self, hand: HandState, me: SeatHand, tile: int, removed: int) -> bool:
+        """K-3: after a kong the locked hand must still be ready; with kong_keeps_waits, on the same waits."""
+        counts = me.counts[:]
+        counts[tile] -= removed
+        sets = 4 - len(me.melds) - (0 if removed == 1 else 1)
+        if sum(counts) != 3 * sets + 1:
+            return False
+        waits = tuple(self.waits(hand, counts, sets))
+        if not waits:
+            return False
+        return not self.options.get("kong_keeps_waits") or waits == me.ready_waits
+
+    def settle(self, state: MatchState) -> dict:
+        """K-8/K-12 win payment from scoring, plus K-9/K-10 kong payments (only when someone won)."""
+        from engine.scoring import koudiandian as kdd_scoring
+        hand = state.hand
+        win = hand.win
+        result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"]))
+        source = win["from"]
+        kong_deltas = kdd_scoring.kong_payments(
+            hand.kongs, win["seat"], state.options,
+            discarder=source, discarder_ready=source is not None and hand.seats[source].ready,
+        )
+        deltas = [a + b for a, b in zip(result["deltas"], kong_deltas)]
+        return {"deltas": deltas, "win_deltas": result["deltas"], "kong_deltas": kong_deltas, "score": result}
+
+    def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
+        """K-11, both dealer rules."""
+        dealer = state.hand.dealer
+        if state.options["dealer_rule"] == "winner":
+            return (dealer + 1) % 4 if winner is None else winner
+        if winner is None:
+            return (dealer + 1) % 4 if state.hand.kongs else dealer
+        return dealer if winner == dealer else (dealer + 1) % 4

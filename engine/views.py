@@ -1,0 +1,82 @@
+"""What one seat (or a spectator) may see: `view(state, seat)` and `redact(event, viewer)`."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from engine.actions import legal_actions
+from engine.state import MATCH_OVER, MatchState
+from engine.tiles import format_hand, name
+
+Viewer = Union[int, None, str]  # a seat, None for the public, "all" for the full record
+
+
+def pending_seats(state: MatchState) -> list[int]:
+    """Seats whose decision the game is waiting for."""
+    return [s for s in range(4) if legal_actions(state, s)]
+
+
+def view(state: MatchState, seat: Optional[int]) -> dict:
+    """Everything `seat` may know now (G-11 secrets, other hands and face-down tiles stripped)."""
+    hand = state.hand
+    out = {
+        "variant": state.variant, "options": state.options, "phase": state.phase,
+        "hands_played": state.hands_played, "dealer": state.dealer, "scores": list(state.scores),
+        "seat": seat, "pending": pending_seats(state) if hand else [],
+        "legal_actions": legal_actions(state, seat) if seat is not None and hand else [],
+        "last_result": state.last_result and redact(state.last_result, seat),
+        "hand": None,
+    }
+    if hand is not None:
+        out["hand"] = _hand_view(state, seat)
+    return out
+
+
+def _hand_view(state: MatchState, seat: Optional[int]) -> dict:
+    hand = state.hand
+    window = hand.window
+    return {
+        "number": hand.number, "dealer": hand.dealer, "wild": name(hand.wild) if hand.wild is not None else None,
+        "commitment": hand.commitment, "wall_count": hand.wall_count, "turn": hand.turn,
+        "seats": [_seat_view(state, s, seat) for s in range(4)],
+        "window": None if window is None else {
+            "kind": window.kind, "tile": name(window.tile) if window.tile is not None else None,
+            "source": window.source, "asked": sorted(window.allowed), "answered": sorted(window.responses),
+        },
+        "drawn": name(hand.drawn) if hand.drawn is not None and seat == hand.turn else None,
+    }
+
+
+def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict:
+    me = state.hand.seats[s]
+    own = viewer == s
+    concealed = [k for k, n in enumerate(me.counts) for _ in range(n)]
+    return {
+        "seat": s, "ready": me.ready, "concealed_count": len(concealed),
+        "concealed": format_hand(concealed) if own else None,
+        "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
+                  for m in me.melds],
+        "discards": [{"tile": d["tile"] if (own or not d["face_down"]) else None,
+                      "face_down": d["face_down"], "claimed": d["claimed"]} for d in me.discards],
+    }
+
+
+def redact(event: dict, viewer: Viewer) -> dict:
+    """The event as `viewer` may see it: a seat sees its own private fields, nobody sees G-11 secrets."""
+    if viewer == "all":
+        return event
+    kind_ = event.get("type")
+    if kind_ == "hand_started":
+        out = {k: v for k, v in event.items() if k not in ("seed", "wall", "hands", "dealer_draw")}
+        out["hands"] = [h if s == viewer else None for s, h in enumerate(event["hands"])]
+        out["dealer_draw"] = event["dealer_draw"] if viewer == event["dealer"] else None
+        return out
+    if kind_ == "drew" and event["seat"] != viewer:
+        return {**event, "tile": None}
+    if kind_ == "discarded" and event["face_down"] and event["seat"] != viewer:
+        return {**event, "tile": None}
+    return event
+
+
+def match_over(state: MatchState) -> bool:
+    return state.phase == MATCH_OVER
