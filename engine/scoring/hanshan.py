@@ -1,0 +1,478 @@
+"""Scoring of one 含山 win: legality (H-1, H-3), the 25 patterns (H-6..H-9), extra score and payments (H-5, H-10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable, Iterator, Optional
+
+from engine.hand import Block, decompositions, is_complete
+from engine.scoring.context import Meld, WinContext
+from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, suit_of, to_counts
+
+SELF_DRAWN = ("self_draw", "kong_draw")
+DISCARD_WINS = ("discard", "rob_kong")  # G-7: robbing a kong is a discard win by the konger
+PEIZI_HANDS = ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi")  # H-8
+_FREE_HONOURS = tuple(range(27, WHITE))  # E S W N C F: honour kinds used as a dummy pair
+
+
+# ---------------------------------------------------------------- the facts of one win
+
+
+@dataclass(frozen=True)
+class Win:
+    """What holds for every reading of the win: the context, its 配子 and the H-8 配子 hand."""
+
+    ctx: WinContext
+
+    @property
+    def wild(self) -> Optional[int]:
+        return self.ctx.wild
+
+    @cached_property
+    def sets(self) -> int:
+        """Sets to find in the concealed hand: four minus the declared melds (G-4)."""
+        return 4 - len(self.ctx.melds)
+
+    @cached_property
+    def stand_in(self) -> Optional[tuple[int, int]]:
+        """H-2: 白板 may also play the 配子's kind, unless 白 is itself the 配子 (then it is only wild)."""
+        if self.wild is None or self.wild == WHITE:
+            return None
+        return (WHITE, self.wild)
+
+    @cached_property
+    def wilds_held(self) -> int:
+        """配子 tiles in the concealed hand after the win (the winning tile included)."""
+        return sum(1 for k in self.ctx.concealed if k == self.wild)
+
+    @cached_property
+    def naturals(self) -> list[int]:
+        """34 counts of the concealed tiles that are not 配子 (the winning tile included)."""
+        return to_counts(k for k in self.ctx.concealed if k != self.wild)
+
+    @cached_property
+    def meld_tiles(self) -> list[int]:
+        """Every tile in the declared pungs and kongs."""
+        return [m.tile for m in self.ctx.melds for _ in range(_meld_size(m))]
+
+    @cached_property
+    def colours(self) -> tuple[frozenset[int], bool]:
+        """(suits present, honours present) counting neither 配子 nor 白板: H-9 colour neutrality."""
+        tiles = [k for k in (*self.ctx.concealed, *self.meld_tiles) if k != self.wild and k != WHITE]
+        suits = frozenset(suit_of(k) for k in tiles if not is_honour(k))
+        return suits, any(is_honour(k) for k in tiles)
+
+    @cached_property
+    def peizi_hands(self) -> frozenset[str]:
+        """The H-8 配子 hands this self-draw makes, judged on the hand before the draw."""
+        if not self.ctx.self_drawn or self.wild is None:
+            return frozenset()
+        return frozenset(_peizi_hands(self))
+
+    def complete(self) -> bool:
+        """H-1: four sets and a pair; seven pairs never win."""
+        return is_complete(self.naturals, self.wilds_held, sets=self.sets, stand_in=self.stand_in)
+
+
+def _meld_size(meld: Meld) -> int:
+    return 4 if meld.type == "kong" else 3
+
+
+# ---------------------------------------------------------------- H-8: the hand before the draw
+
+
+def _sets_only(counts: list[int], wilds: int, sets: int, win: Win) -> bool:
+    """True when counts plus wilds form exactly `sets` sets and no pair.
+
+    hand.is_complete wants a pair, so a dummy honour pair XX is added: X is an honour absent from
+    the hand and neither 白板 nor the 配子, so XX can only be the pair or be topped up to sets by
+    wilds that would equally make sets of the rest.
+    """
+    if wilds < 0 or any(c < 0 for c in counts):
+        return False
+    free = next(x for x in _FREE_HONOURS if counts[x] == 0 and x != win.wild)
+    padded = list(counts)
+    padded[free] += 2
+    return is_complete(padded, wilds, sets=sets, stand_in=win.stand_in)
+
+
+def _minus(counts: list[int], *kinds: int) -> list[int]:
+    out = list(counts)
+    for k in kinds:
+        out[k] -= 1
+    return out
+
+
+def _lone_wild(pre: list[int], wilds: int, win: Win) -> bool:
+    """H-8 配子赞 shape: complete sets plus one lone 配子."""
+    return wilds >= 1 and _sets_only(pre, wilds - 1, win.sets, win)
+
+
+def _wild_pair_and_pair(pre: list[int], wilds: int, win: Win) -> bool:
+    """H-8 双配夹 shape: sets, a pair of 配子 and one natural pair."""
+    if wilds < 2 or win.sets < 1:
+        return False
+    return any(_sets_only(_minus(pre, k, k), wilds - 2, win.sets - 1, win) for k in range(NUM_KINDS) if pre[k] >= 2)
+
+
+def _three_wilds_and_single(pre: list[int], wilds: int, win: Win) -> bool:
+    """H-8 配子夹配子, second shape: sets, three 配子 and one single tile."""
+    if wilds < 3 or win.sets < 1:
+        return False
+    return any(_sets_only(_minus(pre, k), wilds - 3, win.sets - 1, win) for k in range(NUM_KINDS) if pre[k])
+
+
+def _peizi_hands(win: Win) -> Iterator[str]:
+    """H-8 on the hand before the draw (concealed minus the winning tile); H-6 keeps only the highest."""
+    tile = win.ctx.win_tile
+    drew_wild = tile == win.wild
+    pre = win.naturals if drew_wild else _minus(win.naturals, tile)
+    wilds = win.wilds_held - drew_wild
+    lone = _lone_wild(pre, wilds, win)
+    if drew_wild:
+        if lone:
+            yield "peizizan_peizi"
+        if _wild_pair_and_pair(pre, wilds, win) or _three_wilds_and_single(pre, wilds, win):
+            yield "peizijia_peizi"
+        return
+    if lone:
+        yield "peizizan"
+    # H-8: 双配夹 needs a drawn suit tile ranked 2-8 (the physical tile: a drawn 白板 is an honour);
+    # with a 1, 9 or honour the same hand is only 配子赞 (every 双配夹 shape is also a lone-配子 shape).
+    if rank_of(tile) in range(2, 9) and _wild_pair_and_pair(pre, wilds, win):
+        yield "shuangpeijia"
+
+
+# ---------------------------------------------------------------- readings (G-10)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read the win (G-10): the concealed blocks (sets, then the pair) and the winning tile's place."""
+
+    win: Win
+    blocks: tuple[Block, ...]
+    win_block: int
+    win_pos: int
+
+    @property
+    def ctx(self) -> WinContext:
+        return self.win.ctx
+
+    @property
+    def pair(self) -> Block:
+        return self.blocks[-1]
+
+    @property
+    def sets(self) -> tuple[Block, ...]:
+        return self.blocks[:-1]
+
+    @property
+    def win_in(self) -> Block:
+        return self.blocks[self.win_block]
+
+    @cached_property
+    def stood_for(self) -> tuple[int, ...]:
+        """Every kind the hand stands for: concealed blocks (配子 as assigned, 白板 as read) and melds."""
+        return tuple(k for b in self.blocks for k in b.kinds) + tuple(self.win.meld_tiles)
+
+
+def readings(win: Win) -> Iterator[Reading]:
+    """Every decomposition with every place the winning tile can take in it."""
+    for d in decompositions(win.naturals, win.wilds_held, sets=win.sets, stand_in=win.stand_in):
+        for i, block in enumerate(d.blocks):
+            for pos in range(len(block.kinds)):
+                if _can_sit(win, block, pos):
+                    yield Reading(win, d.blocks, i, pos)
+
+
+def _can_sit(win: Win, block: Block, pos: int) -> bool:
+    """Can the winning tile be the tile at this place: a 配子 in a wild place, else a natural one of its kind.
+
+    A natural place of the 配子's kind is always a 白板 stand-in (every tile of that kind is wild).
+    """
+    tile = win.ctx.win_tile
+    if tile == win.wild:
+        return pos in block.wild_positions
+    if pos in block.wild_positions:
+        return False
+    kind = block.kinds[pos]
+    return kind == tile or (tile == WHITE and kind == win.wild)
+
+
+def is_yadang(r: Reading) -> bool:
+    """H-10 丫当: the winning tile completes a closed, an edge or a single (pair) wait; every H-8 hand is 丫当."""
+    if r.win.peizi_hands:
+        return True
+    block = r.win_in
+    if block.shape == "pair":
+        return True
+    if block.shape != "seq":
+        return False
+    first = rank_of(block.kind)
+    return r.win_pos == 1 or (r.win_pos == 2 and first == 1) or (r.win_pos == 0 and first == 7)
+
+
+# ---------------------------------------------------------------- the 25 patterns (H-7, H-8)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A scoring pattern of H-7: `check` counts how often it applies (0 = not), worth points each."""
+
+    code: str
+    name_zh: str
+    name_en: str
+    points: int
+    check: Callable[[Reading], int]
+
+
+def _honour_sets(r: Reading) -> int:
+    """H-7 fengpai: honour triplets (配子-completed too) in the hand plus honour pungs and kongs."""
+    concealed = sum(1 for b in r.sets if b.shape == "triplet" and is_honour(b.kind))
+    return concealed + sum(1 for m in r.ctx.melds if is_honour(m.tile))
+
+
+def _kongs(r: Reading, kinds: tuple[str, ...]) -> int:
+    return sum(1 for m in r.ctx.melds if m.type == "kong" and m.kong in kinds)
+
+
+def _duanyao(r: Reading) -> int:
+    """H-7: no 1, 9 or honour among the kinds the hand stands for (a 配子 counts as what it plays)."""
+    return all(not is_honour(k) and rank_of(k) not in (1, 9) for k in r.stood_for)
+
+
+def _wanshi(r: Reading) -> int:
+    """H-7: self-draw with no pung and no exposed/added kong (concealed kongs allowed)."""
+    open_sets = any(m.type == "pung" or m.kong in ("exposed", "added") for m in r.ctx.melds)
+    return r.ctx.self_drawn and not open_sets
+
+
+def _queyimen(r: Reading) -> int:
+    """H-7/H-9: exactly one of the three suits missing, 配子 and 白板 colour-neutral."""
+    suits, _ = r.win.colours
+    return len(suits) == 2
+
+
+def _yaojiutou(r: Reading) -> int:
+    """H-7: the pair is two natural 1s or 9s: no 配子 in it and not 白板 playing the 配子's kind."""
+    pair = r.pair
+    return not pair.wild_positions and pair.kind != r.win.wild and rank_of(pair.kind) in (1, 9)
+
+
+def _ming_sihuo(r: Reading) -> int:
+    """H-7: per kind with three tiles in a pung and the fourth in the concealed hand."""
+    return sum(1 for m in r.ctx.melds if m.type == "pung" and m.tile in r.ctx.concealed)
+
+
+def _an_sihuo(r: Reading) -> int:
+    """H-7: per kind with all four tiles in the concealed hand, not konged (four 配子 are sipeizi instead)."""
+    return sum(1 for c in r.win.naturals if c == 4)
+
+
+def _hunyise(r: Reading) -> int:
+    """H-7/H-9: one suit plus honours (配子 and 白板 neither make nor break it)."""
+    suits, honours = r.win.colours
+    return len(suits) == 1 and honours
+
+
+def _qingyise(r: Reading) -> int:
+    """H-7/H-9: one suit only, 配子 and 白板 colour-neutral (original text 14(1)-(3))."""
+    suits, honours = r.win.colours
+    return len(suits) == 1 and not honours
+
+
+def _duiduihu(r: Reading) -> int:
+    """H-7: every set is a triplet, pung or kong."""
+    return all(b.shape == "triplet" for b in r.sets)
+
+
+def _tongtian(r: Reading) -> int:
+    """H-7: 123, 456 and 789 of one suit as sequences of the hand."""
+    starts = {b.kind for b in r.sets if b.shape == "seq"}
+    return any({s * 9, s * 9 + 3, s * 9 + 6} <= starts for s in range(3))
+
+
+def _quanqiuren(r: Reading) -> int:
+    """H-7: four pungs/exposed or added kongs, single wait on the pair, won on a discard."""
+    melds = r.ctx.melds
+    no_concealed = all(m.kong != "concealed" for m in melds)
+    return len(melds) == 4 and no_concealed and r.ctx.win_by in DISCARD_WINS and r.win_in.shape == "pair"
+
+
+def _peizi_hand(code: str) -> Callable[[Reading], int]:
+    return lambda r: code in r.win.peizi_hands
+
+
+def _tianhu(r: Reading) -> int:
+    """H-7: the dealer wins on the first 14 tiles (never after a concealed kong)."""
+    return r.ctx.heavenly and r.ctx.seat == r.ctx.dealer and not r.ctx.melds
+
+
+def _dihu(r: Reading) -> int:
+    """H-7: a non-dealer wins on the dealer's first discard, or won having declared 报听 at the deal (H-4)."""
+    ctx = r.ctx
+    on_first = ctx.dealer_first_discard and ctx.win_by == "discard"
+    return ctx.seat != ctx.dealer and (on_first or ctx.ready)
+
+
+def _fengyise(r: Reading) -> int:
+    """H-7: every kind the hand stands for is an honour, still four sets and a pair."""
+    return all(is_honour(k) for k in r.stood_for)
+
+
+def _baoting(r: Reading) -> int:
+    """H-7: 30 for a win after 报听, twice that by self-draw."""
+    return (2 if r.ctx.self_drawn else 1) if r.ctx.ready else 0
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("fengpai", "风牌", "honour pung", 2, _honour_sets),
+    Pattern("minggang", "明杠", "exposed kong", 5, lambda r: _kongs(r, ("exposed", "added"))),
+    Pattern("angang", "暗杠", "concealed kong", 10, lambda r: _kongs(r, ("concealed",))),
+    Pattern("gangshang_kaihua", "杠上开花", "win on a kong replacement", 5, lambda r: r.ctx.win_by == "kong_draw"),
+    Pattern("qiangganghu", "抢杠胡", "robbing a kong", 5, lambda r: r.ctx.win_by == "rob_kong"),
+    Pattern("duanyao", "断幺", "all simples", 5, _duanyao),
+    Pattern("wanshi", "万事", "concealed self-draw", 5, _wanshi),
+    Pattern("queyimen", "缺一门", "one suit missing", 5, _queyimen),
+    Pattern("yaojiutou", "幺九头", "pair of 1s or 9s", 2, _yaojiutou),
+    Pattern("ming_sihuo", "明四活", "pung plus fourth in hand", 5, _ming_sihuo),
+    Pattern("an_sihuo", "暗四活", "four in hand, not konged", 10, _an_sihuo),
+    Pattern("hunyise", "混一色", "half flush", 30, _hunyise),
+    Pattern("duiduihu", "对对胡", "all pungs", 30, _duiduihu),
+    Pattern("tongtian", "通天", "pure straight", 30, _tongtian),
+    Pattern("qingyise", "清一色", "full flush", 60, _qingyise),
+    Pattern("quanqiuren", "全求人", "all melded, single wait on a discard", 90, _quanqiuren),
+    Pattern("wupeizi", "无配子", "no wild", 4, lambda r: r.win.wilds_held == 0),
+    Pattern("peizizan", "配子赞", "lone wild wait", 30, _peizi_hand("peizizan")),
+    Pattern("peizizan_peizi", "配子赞配子", "lone wild wait, wild drawn", 60, _peizi_hand("peizizan_peizi")),
+    Pattern("shuangpeijia", "双配夹", "two wilds around a 2-8", 60, _peizi_hand("shuangpeijia")),
+    Pattern("peizijia_peizi", "配子夹配子", "wild pair wait, wild drawn", 120, _peizi_hand("peizijia_peizi")),
+    Pattern("sipeizi", "四配子", "all four wilds", 60, lambda r: r.win.wilds_held == 4),
+    Pattern("tianhu", "天胡", "heavenly hand", 60, _tianhu),
+    Pattern("dihu", "地胡", "earthly hand", 30, _dihu),
+    Pattern("fengyise", "风一色", "all honours", 120, _fengyise),
+    Pattern("baoting", "报听", "declared ready", 30, _baoting),
+)
+PATTERN_BY_CODE = {p.code: p for p in PATTERNS}
+
+#: H-6 (and H-9 for fengpai): a pattern does not score when any pattern after it scores.
+EXCLUDED_BY: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("queyimen", ("hunyise", "qingyise")),  # H-6
+    ("duiduihu", ("quanqiuren",)),  # H-6
+    *((code, ("quanqiuren",)) for code in PEIZI_HANDS),  # H-6
+    ("fengpai", ("qingyise",)),  # H-9: a 清一色 hand scores no fengpai
+)
+#: H-6: of each group only the highest-scoring pattern counts.
+HIGHEST_ONLY: tuple[tuple[str, ...], ...] = (PEIZI_HANDS,)
+
+
+def pattern_points(r: Reading) -> dict[str, int]:
+    """code -> points of every pattern that scores in this reading, H-6 exclusions applied, table order."""
+    raw = {p.code: p.points * int(p.check(r)) for p in PATTERNS}
+    scored = {code: pts for code, pts in raw.items() if pts}
+    for group in HIGHEST_ONLY:
+        present = [c for c in group if c in scored]
+        for code in sorted(present, key=lambda c: scored[c], reverse=True)[1:]:
+            del scored[code]
+    for code, excluders in EXCLUDED_BY:
+        if code in scored and any(e in scored for e in excluders):
+            del scored[code]
+    return scored
+
+
+# ---------------------------------------------------------------- extra score and payment (H-5, H-10)
+
+#: H-10 extra score per payer: (winner is dealer, self-drawn) -> ((平胡 non-dealer, dealer), (丫当 ...)).
+EXTRA_TABLE: dict[tuple[bool, bool], tuple[tuple[int, int], tuple[int, int]]] = {
+    (False, False): ((2, 5), (4, 10)),  # non-dealer wins on a discard
+    (False, True): ((4, 15), (6, 20)),  # non-dealer self-draws
+    (True, False): ((5, 5), (10, 10)),  # dealer wins on a discard (every payer is a non-dealer)
+    (True, True): ((15, 15), (20, 20)),  # dealer self-draws
+}
+
+
+def extras(ctx: WinContext, yadang: bool) -> dict[int, int]:
+    """H-10: payer seat -> extra score, from the 丫当 table when the win is 丫当, else the 平胡 table."""
+    row = EXTRA_TABLE[(ctx.seat == ctx.dealer, ctx.self_drawn)][yadang]
+    return {p: row[p == ctx.dealer] for p in range(4) if p != ctx.seat}
+
+
+def deltas(ctx: WinContext, pattern_score: int, extra: dict[int, int]) -> list[int]:
+    """H-5: each payer pays (pattern score + its extra) x base; 点炮一家付 puts it all on the discarder."""
+    base = ctx.options["base"]
+    owed = {p: (pattern_score + e) * base for p, e in extra.items()}
+    if ctx.options["discarder_pays_all"] and ctx.win_by in DISCARD_WINS:
+        owed = {ctx.discarder: sum(owed.values())}
+    out = [0, 0, 0, 0]
+    for payer, amount in owed.items():
+        out[payer] -= amount
+        out[ctx.seat] += amount
+    return out
+
+
+# ---------------------------------------------------------------- score
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The score of one reading: its patterns, 丫当 or not, and the deltas."""
+
+    patterns: dict[str, int]
+    yadang: bool
+    deltas: list[int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.patterns.values())
+
+
+
+def outcome(r: Reading) -> Outcome:
+    points = pattern_points(r)
+    yadang = is_yadang(r)
+    return Outcome(points, yadang, deltas(r.ctx, sum(points.values()), extras(r.ctx, yadang)))
+
+
+def illegal_reason(win: Win) -> Optional[str]:
+    """The stable code of docs/CONTRACTS.md when the win is not legal (H-1, H-3), else None."""
+    ctx, opts = win.ctx, win.ctx.options
+    if not win.complete():
+        return "not_complete"
+    discard_win = ctx.win_by in DISCARD_WINS
+    if discard_win and ctx.win_tile == win.wild and not opts["win_on_discarded_wild"]:
+        return "discarded_wild"
+    # H-3 【有配子只能自摸】: "holding" = a 配子 in the concealed hand after the win, the winning tile included.
+    if discard_win and win.wilds_held and opts["wild_self_draw_only"]:
+        return "wild_self_draw_only"
+    return None
+
+
+def _check_context(ctx: WinContext) -> None:
+    if ctx.win_tile not in ctx.concealed:
+        raise ValueError("the winning tile must be one of the concealed tiles")
+    if ctx.options.get("discarder_pays_all") and ctx.win_by in DISCARD_WINS and ctx.discarder in (None, ctx.seat):
+        raise ValueError("a discard win needs the discarder's seat (the konger when robbing a kong)")
+
+
+def score(ctx: WinContext) -> dict:
+    """Score one 含山 win: the contract of docs/CONTRACTS.md ("tilefold score — hanshan").
+
+    G-10: among every decomposition, 配子 assignment, 白板 reading and place of the winning tile,
+    the reading that gives the winner the highest total wins — pattern score and extra together,
+    i.e. the most the winner receives (ties: higher pattern score, then the first found).
+    """
+    _check_context(ctx)
+    win = Win(ctx)
+    reason = illegal_reason(win)
+    if reason:
+        return {"ok": False, "reason": reason}
+    best = max((outcome(r) for r in readings(win)), key=lambda o: (o.deltas[ctx.seat], o.total))
+    return {
+        "ok": True,
+        "patterns": [{"code": code, "points": pts} for code, pts in best.patterns.items()],
+        "pattern_score": best.total,
+        "extra": "yadang" if best.yadang else "pinghu",
+        "deltas": best.deltas,
+    }
