@@ -1,0 +1,133 @@
+"""Shared fixtures: a Flask app on a temp database and a small client for the match API."""
+from __future__ import annotations
+
+import random
+from typing import Any, Optional
+
+import pytest
+
+
+class Reply:
+    """A response from the Flask test client or requests, in one shape."""
+
+    def __init__(self, status: int, body: Any, headers: Any):
+        self.status, self.body, self.headers = status, body, headers
+
+    def __repr__(self) -> str:
+        return f"Reply({self.status}, {self.body!r})"
+
+
+class MatchClient:
+    """Thin helpers over the HTTP API; `transport(method, path, json, headers)` -> Reply."""
+
+    def __init__(self, transport):
+        self.transport = transport
+
+    def call(self, method: str, path: str, json: Any = None, token: Optional[str] = None, **headers) -> Reply:
+        headers = {k.replace("_", "-"): v for k, v in headers.items()}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.transport(method, path, json, headers)
+
+    def create(self, variant: str = "koudiandian", options: Optional[dict] = None) -> tuple[str, str]:
+        reply = self.call("POST", "/api/matches", {"variant": variant, "options": options or {"hands": 2}})
+        assert reply.status == 201, reply
+        return reply.body["id"], reply.body["owner_token"]
+
+    def join(self, match_id: str, name: str) -> str:
+        reply = self.call("POST", f"/api/matches/{match_id}/seats", {"name": name})
+        assert reply.status == 201, reply
+        return reply.body["token"]
+
+    def bots(self, match_id: str, owner: str) -> Reply:
+        reply = self.call("POST", f"/api/matches/{match_id}/bots", {}, token=owner)
+        assert reply.status == 200, reply
+        return reply
+
+    def view(self, match_id: str, token: str, **headers) -> Reply:
+        return self.call("GET", f"/api/matches/{match_id}/view", token=token, **headers)
+
+    def act(self, match_id: str, token: str, command: dict, version: Optional[int] = None, **headers) -> Reply:
+        if version is not None:
+            headers["If_Match"] = f'"v{version}"'
+        return self.call("POST", f"/api/matches/{match_id}/actions", command, token=token, **headers)
+
+    def events(self, match_id: str, token: Optional[str] = None, after: int = 0) -> Reply:
+        return self.call("GET", f"/api/matches/{match_id}/events?after={after}", token=token)
+
+    def summary(self, match_id: str) -> dict:
+        reply = self.call("GET", f"/api/matches/{match_id}")
+        assert reply.status == 200, reply
+        return reply.body
+
+    def new_match(self, variant: str = "koudiandian", options: Optional[dict] = None,
+                  humans: int = 4) -> tuple[str, str, list[str]]:
+        """A started match with `humans` joined seats (the rest bots); returns (id, owner, tokens)."""
+        match_id, owner = self.create(variant, options)
+        tokens = [self.join(match_id, f"player{i}") for i in range(humans)]
+        if humans < 4:
+            self.bots(match_id, owner)
+        return match_id, owner, tokens
+
+    def play_randomly(self, match_id: str, tokens: list[str], rng: random.Random,
+                      max_steps: int = 20_000, on_reply=None) -> int:
+        """Every human seat picks a random legal action until the match is over; returns actions."""
+        actions = 0
+        for _ in range(max_steps):
+            moved = False
+            for token in tokens:
+                view = self.view(match_id, token)
+                assert view.status == 200, view
+                if on_reply:
+                    on_reply(token, view)
+                if view.body["status"] == "over":
+                    return actions
+                legal = view.body["legal_actions"]
+                if not legal:
+                    continue
+                reply = self.act(match_id, token, rng.choice(legal), view.body["version"])
+                if on_reply:
+                    on_reply(token, reply)
+                assert reply.status in (200, 409), reply
+                moved |= reply.status == 200
+                actions += reply.status == 200
+            if not moved and self.summary(match_id)["status"] == "over":
+                return actions
+        raise AssertionError("the match did not end")
+
+
+def flask_transport(client):
+    def transport(method, path, json, headers):
+        resp = client.open(path, method=method, json=json, headers=headers)
+        body = resp.get_json(silent=True) if resp.data else None
+        return Reply(resp.status_code, body, resp.headers)
+    return transport
+
+
+def requests_transport(base: str, session=None):
+    import requests
+
+    session = session or requests.Session()
+
+    def transport(method, path, json, headers):
+        resp = session.request(method, base + path, json=json, headers=headers, timeout=60)
+        body = resp.json() if resp.content else None
+        return Reply(resp.status_code, body, resp.headers)
+    return transport
+
+
+@pytest.fixture
+def app(tmp_path):
+    from service.app import create_app
+
+    return create_app({"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def api(client):
+    return MatchClient(flask_transport(client))

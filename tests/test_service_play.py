@@ -1,0 +1,97 @@
+"""Whole matches of both variants through the HTTP API with four random-but-legal clients."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+
+def settlement_deltas(payload: dict) -> list[int]:
+    settlement = payload["settlement"]
+    return list(settlement["deltas"] if isinstance(settlement, dict) else settlement)
+
+
+@pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_four_random_clients_play_to_the_end(api, variant, seed):
+    match_id, _, tokens = api.new_match(variant, {"hands": 2})
+    actions = api.play_randomly(match_id, tokens, random.Random(seed))
+    assert actions > 0
+    summary = api.summary(match_id)
+    assert summary["status"] == "over" and summary["phase"] == "match_over"
+
+    feed = api.events(match_id).body
+    assert feed["viewer"] == "all"
+    ended = [e["payload"] for e in feed["events"] if e["type"] == "hand_ended"]
+    assert len(ended) == 2
+    totals = [sum(column) for column in zip(*(settlement_deltas(p) for p in ended))]
+    assert totals == summary["scores"]
+    assert sum(summary["scores"]) == 0
+    final = [e["payload"] for e in feed["events"] if e["type"] == "match_ended"]
+    assert final and final[-1]["scores"] == summary["scores"]
+    assert [e["version"] for e in feed["events"]] == list(range(1, summary["version"] + 1))
+
+
+def test_one_human_and_three_bots(api):
+    match_id, _, tokens = api.new_match("hanshan", {"hands": 2}, humans=1)
+    api.play_randomly(match_id, tokens, random.Random(7))
+    summary = api.summary(match_id)
+    assert summary["status"] == "over"
+    assert [s["bot"] for s in summary["seats"]] == [False, True, True, True]
+    assert sum(summary["scores"]) == 0
+
+
+def test_four_bots_play_the_whole_match_in_the_filling_request(api):
+    match_id, owner = api.create("koudiandian", {"hands": 2})
+    reply = api.bots(match_id, owner)
+    assert reply.body["seats"] == [0, 1, 2, 3]
+    assert reply.body["match"]["status"] == "over"
+
+
+def test_first_joiner_is_seat_zero_and_first_dealer(api):
+    match_id, owner = api.create("koudiandian", {"hands": 1})
+    first = api.join(match_id, "alice")
+    api.bots(match_id, owner)
+    summary = api.summary(match_id)
+    assert summary["seats"][0]["name"] == "alice" and summary["dealer"] == 0
+    view = api.view(match_id, first).body
+    assert view["seat"] == 0
+
+
+def test_private_view_etag_and_long_poll(api):
+    match_id, _, tokens = api.new_match("koudiandian", {"hands": 1})
+    first = api.view(match_id, tokens[0])
+    tag = first.headers["ETag"]
+    assert tag == f'"v{first.body["version"]}"'
+    assert api.view(match_id, tokens[0], If_None_Match=tag).status == 304
+    # long-poll that times out: still 304, after roughly the wait
+    assert api.view(match_id, tokens[1], If_None_Match=tag).status == 304
+    import time
+    started = time.monotonic()
+    assert api.call("GET", f"/api/matches/{match_id}/view?wait=0.3", token=tokens[1],
+                    If_None_Match=tag).status == 304
+    assert time.monotonic() - started >= 0.25
+
+
+def test_long_poll_returns_when_the_version_changes(app, api):
+    import threading
+    import time
+
+    match_id, _, tokens = api.new_match("koudiandian", {"hands": 1})
+    view = api.view(match_id, tokens[0])
+    dealer_move = view.body["legal_actions"][0]
+    other = app.test_client()
+
+    def act_soon():
+        time.sleep(0.2)
+        from conftest import MatchClient, flask_transport
+        MatchClient(flask_transport(other)).act(match_id, tokens[0], dealer_move, view.body["version"])
+
+    thread = threading.Thread(target=act_soon)
+    thread.start()
+    started = time.monotonic()
+    reply = api.call("GET", f"/api/matches/{match_id}/view?wait=10", token=tokens[1],
+                     If_None_Match=view.headers["ETag"])
+    thread.join()
+    assert reply.status == 200 and reply.body["version"] > view.body["version"]
+    assert time.monotonic() - started < 5
