@@ -1,0 +1,1 @@
+"""Replay viewer: a web page that steps through a finished match, served at /replay/<id>."""
