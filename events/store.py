@@ -86,6 +86,20 @@ class EventStore:
 
         return self._db.write(transaction)
 
+    def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
+                          request_fingerprint: Optional[str] = None) -> Optional[AppendResult]:
+        """The stored result for a key (replayed=True), or None; checks stream/fingerprint when given."""
+        sql = "SELECT stream, request_hash, result FROM idempotency WHERE key = ?"
+        rows = self._db.read(lambda conn, db: list(db.query(sql, [idempotency_key])))
+        if not rows:
+            return None
+        row = rows[0]
+        if stream is not None and row["stream"] != stream:
+            raise IdempotencyMismatch(idempotency_key, f"stream {row['stream']!r}, not {stream!r}")
+        if request_fingerprint is not None and row["request_hash"] != request_fingerprint:
+            raise IdempotencyMismatch(idempotency_key, "a request with a different body (fingerprint differs)")
+        return AppendResult.from_dict(json.loads(row["result"]), replayed=True)
+
     def _prepare(self, event: EventLike) -> dict[str, Any]:
         if isinstance(event, NewEvent):
             type_name, payload, schema_version = event.type, event.payload, event.schema_version

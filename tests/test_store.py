@@ -133,6 +133,17 @@ def test_idempotency_default_fingerprint_is_the_body(store):
         store.append("other", 0, [ev(1)], idempotency_key="k")
 
 
+def test_idempotent_result_lookup_writes_nothing(store):
+    assert store.idempotent_result("k") is None
+    first = store.append("s", 0, [ev(1)], idempotency_key="k", request_fingerprint="f")
+    assert store.idempotent_result("k", "s", "f") == first
+    assert store.idempotent_result("k").replayed
+    with pytest.raises(IdempotencyMismatch):
+        store.idempotent_result("k", "s", "other")
+    with pytest.raises(IdempotencyMismatch):
+        store.idempotent_result("k", "elsewhere")
+
+
 def test_failed_append_does_not_consume_the_key(store):
     store.append("s", 0, [ev(1)])
     with pytest.raises(ConcurrencyError):
