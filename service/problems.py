@@ -100,9 +100,9 @@ def handle_idempotency(error: IdempotencyMismatch) -> Response:
 
 
 def handle_illegal(error: Exception) -> Response:
-    """engine.IllegalAction: 422 naming the rule that forbids the action."""
-    extra = {"reason": getattr(error, "code", None), "rule": getattr(error, "rule", None)}
-    return problem(422, "illegal_action", str(error), **{k: v for k, v in extra.items() if v})
+    """engine.IllegalAction: 422 with the engine's reason code and the rule (RULINGS.md id, or null)."""
+    return problem(422, "illegal_action", str(error), reason=getattr(error, "code", None),
+                   rule=getattr(error, "rule", None))
 
 
 def register(app: Flask) -> None:
