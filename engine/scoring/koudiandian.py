@@ -137,7 +137,7 @@ def win_value_tile(
     if wild is None or win_tile != wild:
         return win_tile
     found = ting_waits(counts13, wilds, sets, wilds_mode=True)
-    return max(found, key=lambda t: (points(t), t)) if found else None
+    return max(found, key=lambda t: (points(t), -t)) if found else None  # ties: the lowest kind
 
 
 # ---------------------------------------------------------------- scoring
