@@ -57,6 +57,17 @@ def test_contract_legal_win_has_exactly_the_documented_keys():
     assert result["extra"] in ("pinghu", "yadang") and len(result["deltas"]) == 4
 
 
+def test_contract_example_of_docs_contracts_md():
+    # given the example of docs/CONTRACTS.md: seat 1 wins on seat 2's C with a pung of S
+    result = win("123m456mEEECC", "C", "discard", melds="pung:S")
+    assert result == {
+        "ok": True,
+        "patterns": [{"code": "fengpai", "points": 4}, {"code": "hunyise", "points": 30},
+                     {"code": "wupeizi", "points": 4}],
+        "pattern_score": 38, "extra": "yadang", "deltas": [-48, 132, -42, -42],
+    }
+
+
 def test_H7_pattern_table_has_the_25_codes_and_points_of_H7():
     table = {p.code: p.points for p in PATTERNS}
     assert table == {
