@@ -56,10 +56,11 @@ class Variant:
 
     # ---- wins ---------------------------------------------------------------------------------
     def win_context(self, state: MatchState, seat: int, tile: int, by: str,
-                    source: Optional[int]) -> WinContext:
+                    source: Optional[int], in_hand: bool = False) -> WinContext:
+        """The scoring input; `in_hand` when the winning tile is already among the seat's counts."""
         hand = state.hand
         me = hand.seats[seat]
-        counts = me.counts if by in ("self_draw", "kong_draw") else _plus(me.counts, tile)
+        counts = me.counts if in_hand or by in ("self_draw", "kong_draw") else _plus(me.counts, tile)
         concealed = tuple(k for k, n in enumerate(counts) for _ in range(n))
         discarder_ready = source is not None and hand.seats[source].ready
         return WinContext(

@@ -55,7 +55,7 @@ class Hanshan(Variant):
     def settle(self, state: MatchState) -> dict:
         """H-5/H-10/H-11: everything is in the winner's score; nothing is paid on 流局."""
         win = state.hand.win
-        result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"]))
+        result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
                 "score": result}
 

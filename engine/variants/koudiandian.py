@@ -55,10 +55,10 @@ class Koudiandian(Variant):
         from engine.scoring import koudiandian as kdd_scoring
         hand = state.hand
         win = hand.win
-        result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"]))
+        result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         source = win["from"]
         kong_deltas = kdd_scoring.kong_payments(
-            hand.kongs, win["seat"], state.options,
+            hand.kongs, win["seat"], None, state.options,
             discarder=source, discarder_ready=source is not None and hand.seats[source].ready,
         )
         deltas = [a + b for a, b in zip(result["deltas"], kong_deltas)]
