@@ -140,37 +140,36 @@ def _min_wilds_standard(counts: Sequence[int]) -> int:
     return base + min(pair_extra, with_pair - no_pair)
 
 
-def _complete_no_wild(counts: Sequence[int]) -> bool:
-    """Fast path without wilds: every suit splits cleanly, exactly one pair overall."""
-    pairs = 0
-    for lo, hi in _SUIT_SLICES:
-        key = tuple(counts[lo:hi])
+def _complete_no_wild(counts: Sequence[int], size: int) -> bool:
+    """Fast path without wilds: honours first (cheap rejects), then each suit, one pair overall."""
+    honours = counts[27:34]
+    if 1 in honours or 4 in honours:
+        return False
+    pairs = honours.count(2)
+    if pairs > 1:
+        return False
+    total = sum(honours)
+    keys = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]))
+    for key in keys:
         n = sum(key)
-        if n == 0:
-            continue
+        total += n
         r = n % 3
         if r == 1:
             return False
-        if r == 0:
-            if _suit_table(key)[0]:
-                return False
-        else:
+        if r == 2:
             pairs += 1
-            if pairs > 1 or _suit_table(key)[1]:
-                return False
-    for k in range(27, 34):
-        c = counts[k]
-        if c == 1 or c == 4:
+    if pairs != 1 or total != size:
+        return False
+    for key in keys:
+        if any(key) and _suit_table(key)[sum(key) % 3 == 2]:
             return False
-        if c == 2:
-            pairs += 1
-            if pairs > 1:
-                return False
-    return pairs == 1
+    return True
 
 
 def _seven_pairs_ok(counts: Sequence[int], wilds: int) -> bool:
     """Seven pairs: every odd count needs one wild; four of a kind is two pairs."""
+    if not wilds:
+        return all(c in (0, 2, 4) for c in counts)
     return sum(c & 1 for c in counts) <= wilds
 
 
@@ -193,12 +192,14 @@ def _check_size(counts: Sequence[int], wilds: int, sets: int, extra: int) -> boo
 
 def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> bool:
     """True when the concealed part (naturals + wilds) forms `sets` sets and a pair (G-4), or seven pairs."""
+    if stand_in is None and wilds == 0:
+        if _complete_no_wild(counts, 3 * sets + 2):
+            return True
+        if not seven_pairs or sets != 4 or 1 in counts or 3 in counts:
+            return False
+        return _check_size(counts, 0, 4, 2)
     if not _check_size(counts, wilds, sets, 2):
         return False
-    if stand_in is None and wilds == 0:
-        if _complete_no_wild(counts):
-            return True
-        return seven_pairs and sets == 4 and _seven_pairs_ok(counts, 0)
     for _, variant in _stand_in_variants(counts, stand_in):
         if _min_wilds_standard(variant) <= wilds:
             return True

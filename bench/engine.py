@@ -1,0 +1,112 @@
+"""Engine benchmarks: win checks and waits per second (medians of repeated runs); append to BENCHMARKS."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.hand import is_complete, waits  # noqa: E402
+from engine.tiles import full_set, to_counts  # noqa: E402
+
+REPEATS = 5
+HANDS = 2000
+
+
+def _median_rate(fn: Callable[[], int], repeats: int = REPEATS) -> float:
+    """Median of `repeats` runs of fn (which returns how many operations it did), in ops/s."""
+    rates = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        n = fn()
+        rates.append(n / (time.perf_counter() - started))
+    return statistics.median(rates)
+
+
+def _random_hand(rng: random.Random, size: int) -> list[int]:
+    return to_counts(rng.sample(full_set(), size))
+
+
+def _complete_hand(rng: random.Random, naturals: int) -> list[int]:
+    """A random complete 14-tile hand (four sets + pair), with 14 - naturals tiles taken out as wilds."""
+    while True:
+        c = [0] * 34
+        for _ in range(4):
+            if rng.random() < 0.6:
+                start = rng.randrange(3) * 9 + rng.randrange(7)
+                ks = [start, start + 1, start + 2]
+            else:
+                ks = [rng.randrange(34)] * 3
+            for k in ks:
+                c[k] += 1
+        c[rng.randrange(34)] += 2
+        if max(c) > 4:
+            continue
+        tiles = [k for k, n in enumerate(c) for _ in range(n)]
+        rng.shuffle(tiles)
+        return to_counts(tiles[:naturals])
+
+
+def _hand_sets(wilds: int) -> tuple[list[list[int]], list[list[int]]]:
+    rng = random.Random(1000 + wilds)
+    complete = [_complete_hand(rng, 14 - wilds) for _ in range(HANDS)]
+    random_hands = [_random_hand(rng, 14 - wilds) for _ in range(HANDS)]
+    return complete, random_hands
+
+
+def _rate_is_complete(hands: list[list[int]], wilds: int) -> float:
+    return _median_rate(lambda: sum(1 for h in hands if is_complete(h, wilds, seven_pairs=True) or True))
+
+
+def _rate_agari(hands: list[list[int]]) -> float:
+    from mahjong.agari import Agari
+
+    agari = Agari()
+    return _median_rate(lambda: sum(1 for h in hands if agari.is_agari(h) or True))
+
+
+def bench_win_checks() -> None:
+    """Win checks per second on complete and random 14-tile hands, 0–2 wilds, beside mahjong's Agari."""
+    print("win checks / s (14 tiles, seven pairs on)")
+    for wilds in (0, 1, 2):
+        complete, random_hands = _hand_sets(wilds)
+        for label, hands in (("complete", complete), ("random", random_hands)):
+            ours = _rate_is_complete(hands, wilds)
+            line = f"  wilds={wilds} {label:8s} tilefold {ours:12,.0f}"
+            if wilds == 0:
+                line += f"   mahjong Agari {_rate_agari(hands):12,.0f}   ratio {ours / _rate_agari(hands):.2f}x"
+            print(line)
+
+
+def bench_waits() -> None:
+    """Wait computations per second on random 13-tile hands and tenpai hands, 0–1 wilds."""
+    print("waits / s (13 tiles, seven pairs on)")
+    for wilds in (0, 1):
+        rng = random.Random(2000 + wilds)
+        random_hands = [_random_hand(rng, 13 - wilds) for _ in range(HANDS // 4)]
+        tenpai = []
+        for _ in range(HANDS // 4):
+            h = _complete_hand(rng, 14 - wilds)
+            h[next(k for k in range(34) if h[k])] -= 1
+            tenpai.append(h)
+        for label, hands in (("random", random_hands), ("ready", tenpai)):
+            rate = _median_rate(lambda: sum(1 for h in hands if waits(h, wilds, seven_pairs=True) or True))
+            print(f"  wilds={wilds} {label:8s} {rate:12,.0f}")
+
+
+#: Benchmarks run by main(), in order; others append theirs (e.g. bench_selfplay).
+BENCHMARKS: list[Callable[[], None]] = [bench_win_checks, bench_waits]
+
+
+def main() -> None:
+    for bench in BENCHMARKS:
+        bench()
+
+
+if __name__ == "__main__":
+    main()
