@@ -6,7 +6,7 @@ import pytest
 
 from engine.options import normalise
 from engine.scoring.context import Meld, WinContext
-from engine.scoring.hanshan import EXCLUDED_BY, HIGHEST_ONLY, PATTERNS, score
+from engine.scoring.hanshan import EXCLUDED_BY, HIGHEST_ONLY, PATTERNS, apply_exclusions, score
 from engine.tiles import kind, parse
 
 DEALER = 0
@@ -453,6 +453,32 @@ def test_H6_exclusions_are_data():
     for code in ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi"):
         assert "quanqiuren" in excluded[code]
     assert ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi") in HIGHEST_ONLY
+
+
+@pytest.mark.parametrize("applies,kept", [
+    ({"queyimen": 5, "hunyise": 30}, {"hunyise": 30}),
+    ({"queyimen": 5, "qingyise": 60}, {"qingyise": 60}),
+    ({"duiduihu": 30, "quanqiuren": 90}, {"quanqiuren": 90}),
+    ({"peizizan": 30, "shuangpeijia": 60}, {"shuangpeijia": 60}),
+    ({"peizizan_peizi": 60, "peizijia_peizi": 120}, {"peizijia_peizi": 120}),
+    ({"peizizan": 30, "quanqiuren": 90}, {"quanqiuren": 90}),
+    ({"peizijia_peizi": 120, "quanqiuren": 90}, {"quanqiuren": 90}),
+    ({"fengpai": 4, "qingyise": 60}, {"qingyise": 60}),  # H-9
+    ({"fengpai": 4, "hunyise": 30, "duiduihu": 30}, {"fengpai": 4, "hunyise": 30, "duiduihu": 30}),
+])
+def test_H6_exclusions_applied(applies, kept):
+    assert apply_exclusions(applies) == kept
+
+
+def test_H7_angang_per_concealed_kong():
+    got = patterns(win("123p456p55s", "5s", melds="concealed:9m concealed:E"))
+    assert got["angang"] == 20 and got["wanshi"] == 5
+
+
+def test_H8_peizizan_peizi_misses_when_the_drawn_peizi_fills_a_gap():
+    # given 2s 4s before the draw and no 配子 held, the drawn 配子 plays 3s: no 配子 hand
+    got = patterns(win("123m456m789s2s4sEE5p", "5p", wild="5p"))
+    assert not {"peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi"} & set(got)
 
 
 def test_H6_patterns_otherwise_stack_without_cap():

@@ -371,7 +371,12 @@ HIGHEST_ONLY: tuple[tuple[str, ...], ...] = (PEIZI_HANDS,)
 def pattern_points(r: Reading) -> dict[str, int]:
     """code -> points of every pattern that scores in this reading, H-6 exclusions applied, table order."""
     raw = {p.code: p.points * int(p.check(r)) for p in PATTERNS}
-    scored = {code: pts for code, pts in raw.items() if pts}
+    return apply_exclusions({code: pts for code, pts in raw.items() if pts})
+
+
+def apply_exclusions(scored: dict[str, int]) -> dict[str, int]:
+    """H-6/H-9: drop what HIGHEST_ONLY and EXCLUDED_BY rule out of the patterns that apply."""
+    scored = dict(scored)
     for group in HIGHEST_ONLY:
         present = [c for c in group if c in scored]
         for code in sorted(present, key=lambda c: scored[c], reverse=True)[1:]:
