@@ -21,6 +21,13 @@ def self_draw_kind(state: MatchState) -> str:
 
 def legal_actions(state: MatchState, seat: int) -> list[dict]:
     """Every command `seat` may send now, as dicts without the seat (`[]` if nothing is pending)."""
+    key = ("legal", seat)
+    if key not in state.cache:
+        state.cache[key] = _legal_actions(state, seat)
+    return [dict(a) for a in state.cache[key]]
+
+
+def _legal_actions(state: MatchState, seat: int) -> list[dict]:
     hand = state.hand
     if hand is None or hand.win is not None:
         return []
@@ -31,6 +38,18 @@ def legal_actions(state: MatchState, seat: int) -> list[dict]:
         return []
     if state.phase == TURN and seat == hand.turn and not hand.need_draw:
         return turn_actions(state, seat)
+    return []
+
+
+def pending_seats(state: MatchState) -> list[int]:
+    """Seats whose decision the game is waiting for."""
+    hand = state.hand
+    if hand is None or hand.win is not None:
+        return []
+    if state.phase in (CLAIM, ROB, TING):
+        return sorted(s for s in hand.window.allowed if s not in hand.window.responses)
+    if state.phase == TURN and not hand.need_draw:
+        return [hand.turn]
     return []
 
 

@@ -16,6 +16,7 @@ def apply(state: MatchState, event: dict) -> None:
     handler = _HANDLERS.get(event.get("type"))
     if handler is None:
         raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
+    state.cache.clear()
     handler(state, event)
     state.version += 1
 

@@ -100,6 +100,7 @@ class MatchState:
     hand: Optional[HandState] = None
     last_result: Optional[dict] = None  # the previous hand's hand_ended payload
     version: int = 0  # engine events folded so far
+    cache: dict = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
 
     @property
     def needs_new_hand(self) -> bool:
@@ -108,5 +109,6 @@ class MatchState:
     def clone(self) -> "MatchState":
         new = copy.copy(self)
         new.scores = self.scores[:]
+        new.cache = {}
         new.hand = self.hand.clone() if self.hand else None
         return new

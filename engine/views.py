@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from engine.actions import legal_actions
+from engine.actions import legal_actions, pending_seats
 from engine.state import MATCH_OVER, MatchState
 from engine.tiles import format_hand, name
 
 Viewer = Union[int, None, str]  # a seat, None for the public, "all" for the full record
-
-
-def pending_seats(state: MatchState) -> list[int]:
-    """Seats whose decision the game is waiting for."""
-    return [s for s in range(4) if legal_actions(state, s)]
 
 
 def view(state: MatchState, seat: Optional[int]) -> dict:
@@ -50,10 +45,9 @@ def _hand_view(state: MatchState, seat: Optional[int]) -> dict:
 def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict:
     me = state.hand.seats[s]
     own = viewer == s
-    concealed = [k for k, n in enumerate(me.counts) for _ in range(n)]
     return {
-        "seat": s, "ready": me.ready, "concealed_count": len(concealed),
-        "concealed": format_hand(concealed) if own else None,
+        "seat": s, "ready": me.ready, "concealed_count": sum(me.counts),
+        "concealed": format_hand(k for k, n in enumerate(me.counts) for _ in range(n)) if own else None,
         "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
                   for m in me.melds],
         "discards": [{"tile": d["tile"] if (own or not d["face_down"]) else None,
