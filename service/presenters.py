@@ -33,13 +33,20 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
 
 def private_view(loaded: Loaded, seat: int) -> dict[str, Any]:
     """What one seat sees: the engine's view for that seat, the room and its legal actions."""
-    started = loaded.started
+    view = engine.view(loaded.state, seat) if loaded.started else None
     return {
         "id": loaded.match_id, "version": loaded.version, "seat": seat, "status": status(loaded),
-        "seats": loaded.room.public_seats(),
-        "view": engine.view(loaded.state, seat) if started else None,
-        "legal_actions": engine.legal_actions(loaded.state, seat) if started else [],
+        "seats": loaded.room.public_seats(), "view": view, "legal_actions": _legal(loaded, seat, view),
     }
+
+
+def _legal(loaded: Loaded, seat: int, view: Optional[dict]) -> list[dict]:
+    """The seat's legal actions (the engine's view already carries them; don't compute twice)."""
+    if view is None:
+        return []
+    if isinstance(view.get("legal_actions"), list):
+        return view["legal_actions"]
+    return engine.legal_actions(loaded.state, seat)
 
 
 def _plain(value: Optional[Any]) -> Any:
