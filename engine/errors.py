@@ -80,6 +80,11 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
         return IllegalAction("must_discard", "on your own turn you discard (or win, kong, declare)")
     if action == "ting" and state.variant == "hanshan":
         return IllegalAction("ting_only_at_deal", "报听 only at the start of the hand", "H-4")
+    if action == "ting" and me.ready:
+        return IllegalAction("already_ready", "报听 has already been declared", "K-2")
+    if action == "ting":
+        return IllegalAction("not_ready_after_discard",
+                             "报听 needs a discard after which the hand waits on a tile worth 6 or more", "K-2")
     if action == "pass" and state.options.get("must_win") and phase in (CLAIM, ROB):
         return IllegalAction("must_win", "with 有胡必胡 every possible win is taken", "K-5")
     return IllegalAction("not_allowed_now", f"{action} is not allowed now; allowed: {', '.join(allowed)}",
