@@ -106,9 +106,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    from . import cli_scenario  # noqa: F401  (registers its subcommand)
     args = parser().parse_args(argv)
     return args.run(args)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from service.cli import main as _main  # the registered module, not this __main__ copy
+    sys.exit(_main())
