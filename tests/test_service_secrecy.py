@@ -11,7 +11,7 @@ import engine
 from engine.tiles import format_hand
 from service.repository import engine_events, stream_of
 
-SECRET_KEYS = {"wall", "token_hash", "owner_token_hash"}
+TOKEN_KEYS = {"token_hash", "owner_token_hash"}
 
 
 class Truth:
@@ -58,9 +58,11 @@ def check(body: Any, viewer: Optional[int], truth: Truth) -> None:
     for secret in truth.token_hashes:
         assert secret not in text
     for _, node in walk(body):
-        assert not SECRET_KEYS & set(node), node.keys()
+        assert not TOKEN_KEYS & set(node), node.keys()
     if truth.over:
-        return
+        return  # everything is revealed once the match is over
+    for _, node in walk(body):
+        assert node.get("wall") is None, node.keys()
     for seed in truth.unrevealed_seeds:
         assert seed not in text
     for path, node in walk(body):
