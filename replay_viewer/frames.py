@@ -1,0 +1,63 @@
+"""Replay frames: fold a match one event at a time and emit the engine's own view of each step."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Union
+
+import engine
+
+Perspective = Union[int, str, None]  # a seat 0..3, "all" (everyone's hands open) or None (public)
+
+
+def everyone_view(state) -> dict:
+    """engine.view for the public with each seat's own part taken from that seat's engine.view."""
+    base = engine.view(state, None)
+    seat_views = [engine.view(state, s) for s in range(4)]
+    base["seat"] = "all"
+    base["legal_actions"] = [v["legal_actions"] for v in seat_views]
+    base["last_result"] = state.last_result and engine.redact(state.last_result, "all")
+    hand = base["hand"]
+    if hand is not None:
+        hand["seats"] = [seat_views[s]["hand"]["seats"][s] for s in range(4)]
+        turn = hand["turn"]
+        hand["drawn"] = seat_views[turn]["hand"]["drawn"] if turn in (0, 1, 2, 3) else None
+    return base
+
+
+def view_for(state, perspective: Perspective) -> dict:
+    return everyone_view(state) if perspective == "all" else engine.view(state, perspective)
+
+
+def event_for(event: dict, perspective: Perspective) -> dict:
+    return engine.redact(event, "all" if perspective == "all" else perspective)
+
+
+def build_frames(stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str]) -> dict:
+    """Steps (one per engine event: its stream version, the event and the view after it), hands and scores."""
+    skip = frozenset(service_types)
+    state = engine.initial_state()
+    steps: list[dict] = []
+    hands: list[dict] = []
+    for item in stored:
+        if item.type in skip:
+            continue
+        event = {"type": item.type, **item.payload}
+        state = engine.evolve(state, event)
+        view = view_for(state, perspective)
+        view.pop("options", None)  # constant: given once at the top
+        view.pop("last_result", None)  # the hand_ended step carries it
+        steps.append({"version": item.version, "event": event_for(event, perspective), "view": view})
+        if item.type == "hand_started":
+            hands.append({"hand": event["hand"], "dealer": event["dealer"], "start": len(steps) - 1,
+                          "end": None, "scores": None})
+        elif item.type == "hand_ended" and hands:
+            hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
+    return {"perspective": perspective, "steps": steps, "hands": hands}
+
+
+def parse_perspective(text: Optional[str]) -> Perspective:
+    """"all" or a seat number 0..3 (ValueError otherwise)."""
+    if text in (None, "", "all"):
+        return "all"
+    if text in ("0", "1", "2", "3"):
+        return int(text)
+    raise ValueError("seat must be all or 0..3")
