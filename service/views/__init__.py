@@ -17,5 +17,5 @@ def errors(blp: Blueprint, *statuses: int) -> Callable:
 
 
 def blueprints() -> list[Blueprint]:
-    from . import actions, events, matches, score, seats, view
-    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp]
+    from . import actions, events, export, matches, replay, score, seats, view
+    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replay.blp]
