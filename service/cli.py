@@ -94,6 +94,31 @@ def _read(path: str) -> str:
         return handle.read()
 
 
+# -- export / verify / import (docs/AUDIT.md; the work is in service/audit.py) ---------------
+def _log_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="match id (export) or log file, '-' = stdin (verify, import)")
+    parser.add_argument("--format", choices=("ndjson", "json", "text"), default="ndjson", help="export format")
+    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+
+
+@command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
+def export_log(args: argparse.Namespace) -> int:
+    from .audit import run_export
+    return run_export(args)
+
+
+@command("verify", "audit an exported ndjson log: hash chain, seeds, every action and settlement", _log_args)
+def verify_log(args: argparse.Namespace) -> int:
+    from .audit import run_verify
+    return run_verify(args)
+
+
+@command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
+def import_log(args: argparse.Namespace) -> int:
+    from .audit import run_import
+    return run_import(args)
+
+
 # -- entry point --------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tilefold", description="Tilefold mahjong match service")
