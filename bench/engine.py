@@ -100,7 +100,39 @@ def bench_waits() -> None:
 
 
 #: Benchmarks run by main(), in order; others append theirs (e.g. bench_selfplay).
-BENCHMARKS: list[Callable[[], None]] = [bench_win_checks, bench_waits]
+def bench_selfplay() -> None:
+    """Complete hands per second, bots at every seat, one core (target >= 300 per variant)."""
+    from engine.selfplay import play_match, seeds_from
+
+    for variant, options in (("koudiandian", {}), ("koudiandian", {"wilds": True}), ("hanshan", {})):
+        def run(variant=variant, options=options) -> int:
+            state, _ = play_match(variant, dict(options, hands=16), seeds_from(f"bench-{variant}"))
+            return state.hands_played
+        print(f"self-play {variant} {options or ''}: {_median_rate(run, 3):,.0f} hands/s")
+
+
+def bench_scoring() -> None:
+    """Hanshan scoring calls per second on winning hands with 0-4 配子 (H-7..H-10, G-10)."""
+    from engine.options import normalise
+    from engine.scoring import WinContext, score
+    from engine.tiles import parse
+
+    options = normalise("hanshan", {})
+    hands = {0: "123m456m789m123pEE", 1: "123m456m789m12pEEN", 2: "123m456m789m1pEENN",
+             3: "123m456m789mEENNN", 4: "123m456m78mEENNNN"}
+    for wilds, text in hands.items():
+        tiles = tuple(parse(text))
+        ctx = WinContext("hanshan", options, 1, 0, tiles, (), tiles[-1], "self_draw", wild=parse("N")[0])
+        assert score(ctx)["ok"], text
+
+        def run(ctx=ctx) -> int:
+            for _ in range(20):
+                score(ctx)
+            return 20
+        print(f"hanshan scoring, {wilds} 配子: {_median_rate(run):,.0f} calls/s")
+
+
+BENCHMARKS: list[Callable[[], None]] = [bench_win_checks, bench_waits, bench_selfplay, bench_scoring]
 
 
 def main() -> None:

@@ -208,6 +208,55 @@ def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) ->
     return False
 
 
+def _group_tables(counts: Sequence[int]) -> list[tuple[int, int]]:
+    tables = [_suit_table(tuple(counts[lo:hi])) if any(counts[lo:hi]) else (0, 2) for lo, hi in _SUIT_SLICES]
+    return tables + [_honours_table(tuple(counts[27:34]))]
+
+
+def _combine(tables: Sequence[tuple[int, int]]) -> int:
+    return sum(t[0] for t in tables) + min(2, min(t[1] - t[0] for t in tables))
+
+
+def _group_of(kind: int) -> int:
+    return 3 if kind >= 27 else kind // 9
+
+
+def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[int]:
+    """Kinds whose discard leaves a ready hand: is_complete(counts - d, wilds + 1) for each held d.
+
+    One discard changes one group only, so each candidate re-reads a single memoised group table.
+    """
+    held = [k for k, n in enumerate(counts) if n]
+    if stand_in is not None or not _check_size(counts, wilds, sets, 2):
+        return [d for d in held if is_complete(_minus_one(counts, d), wilds + 1, sets=sets,
+                                               seven_pairs=seven_pairs, stand_in=stand_in)]
+    tables = _group_tables(counts)
+    odd = sum(c & 1 for c in counts)
+    pairs_possible = seven_pairs and sets == 4 and odd - 1 <= wilds + 1
+    # a discard d lowers the wilds needed by at most 2 (d plus two wilds is a triplet): cheap reject
+    if _combine(tables) > wilds + 3 and not pairs_possible:
+        return []
+    base = sum(t[0] for t in tables)
+    spare = [t[1] - t[0] for t in tables]
+    out = []
+    for d in held:
+        g = _group_of(d)
+        key = tuple(_minus_one(counts, d)[27:34] if g == 3 else _minus_one(counts, d)[slice(*_SUIT_SLICES[g])])
+        new = _honours_table(key) if g == 3 else (_suit_table(key) if any(key) else (0, 2))
+        pair_cost = min([2, new[1] - new[0]] + [spare[i] for i in range(4) if i != g])
+        if base - tables[g][0] + new[0] + pair_cost <= wilds + 1:
+            out.append(d)
+        elif pairs_possible and odd + (-1 if counts[d] & 1 else 1) <= wilds + 1:
+            out.append(d)
+    return out
+
+
+def _minus_one(counts: Sequence[int], kind: int) -> list[int]:
+    out = list(counts)
+    out[kind] -= 1
+    return out
+
+
 # ---------------------------------------------------------------- full enumeration
 
 

@@ -301,3 +301,20 @@ def test_decomposition_is_hashable_and_frozen():
     assert isinstance(d, Decomposition) and hash(d) == hash(Decomposition(d.blocks, d.seven_pairs, d.stand_ins))
     with pytest.raises(AttributeError):
         d.stand_ins = 3  # type: ignore[misc]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.permutations(list(range(34)) * 4), st.integers(min_value=0, max_value=2), st.booleans())
+def test_ready_discards_equals_checking_each_discard(shuffled, wilds, seven_pairs):
+    from engine.hand import ready_discards
+    counts = [0] * 34
+    for k in shuffled[: 14 - wilds]:
+        counts[k] += 1
+    expected = []
+    for d in range(34):
+        if counts[d]:
+            after = list(counts)
+            after[d] -= 1
+            if is_complete(after, wilds + 1, seven_pairs=seven_pairs):
+                expected.append(d)
+    assert ready_discards(counts, wilds, seven_pairs=seven_pairs) == expected

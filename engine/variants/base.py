@@ -47,12 +47,15 @@ class Variant:
                                stand_in=self.stand_in(hand))
         return [k for k in found if k != hand.wild]
 
-    def could_be_ready(self, hand: HandState, counts: list[int], sets: int, discard: int) -> bool:
-        """Cheap filter: after discarding `discard`, would one more wild complete the hand?"""
-        after = _minus(counts, discard)
-        natural, wilds = self.split(hand, after)
-        return analysis.is_complete(natural, wilds + 1, sets=sets, seven_pairs=self.seven_pairs,
-                                    stand_in=self.stand_in(hand))
+    def ready_after(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
+        """The discards after which the hand is ready (one more wild would complete it)."""
+        natural, wilds = self.split(hand, counts)
+        found = analysis.ready_discards(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
+                                        stand_in=self.stand_in(hand))
+        if wilds and analysis.is_complete(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
+                                          stand_in=self.stand_in(hand)):
+            found.append(hand.wild)  # discarding a wild: the wilds left, plus one more, complete the hand
+        return sorted(found)
 
     # ---- wins ---------------------------------------------------------------------------------
     def win_context(self, state: MatchState, seat: int, tile: int, by: str,

@@ -6,7 +6,6 @@ from typing import Optional
 
 from engine.scoring import hanshan as hanshan_scoring
 from engine.state import HandState, MatchState
-from engine.tiles import NUM_KINDS
 from engine.variants.base import Variant, _minus, white_stand_in
 
 
@@ -33,9 +32,7 @@ class Hanshan(Variant):
             return []
         me = hand.seats[seat]
         sets = 4 - len(me.melds)
-        return [t for t in range(NUM_KINDS) if me.counts[t]
-                and self.could_be_ready(hand, me.counts, sets, t)
-                and self.waits(hand, _minus(me.counts, t), sets)]
+        return [t for t in self.ready_after(hand, me.counts, sets) if self.waits(hand, _minus(me.counts, t), sets)]
 
     def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
         """H-4: a dealer whose first 14 tiles are complete may 听 and then 胡."""

@@ -22,13 +22,8 @@ class Koudiandian(Variant):
         if me.ready:
             return []
         sets = 4 - len(me.melds)
-        out = []
-        for tile in (k for k, n in enumerate(me.counts) if n):
-            if not self.could_be_ready(hand, me.counts, sets, tile):
-                continue
-            if any(points(w) >= 6 for w in self.waits(hand, _minus(me.counts, tile), sets)):
-                out.append(tile)
-        return out
+        return [tile for tile in self.ready_after(hand, me.counts, sets)
+                if any(points(w) >= 6 for w in self.waits(hand, _minus(me.counts, tile), sets))]
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         me = state.hand.seats[seat]
