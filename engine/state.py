@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -77,7 +76,7 @@ class HandState:
         return self.tail - self.head
 
     def clone(self) -> "HandState":
-        new = copy.copy(self)
+        new = _shallow(self)
         new.seats = [s.clone() for s in self.seats]
         new.window = self.window.clone() if self.window else None
         new.kongs = [dict(k) for k in self.kongs]
@@ -107,8 +106,15 @@ class MatchState:
         return self.phase in (LOBBY, HAND_OVER) and self.variant is not None
 
     def clone(self) -> "MatchState":
-        new = copy.copy(self)
+        new = _shallow(self)
         new.scores = self.scores[:]
         new.cache = {}
         new.hand = self.hand.clone() if self.hand else None
         return new
+
+
+def _shallow(obj):
+    """A shallow copy without copy.copy's generic protocol (clone is on the hot path of every event)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new

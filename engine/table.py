@@ -38,6 +38,7 @@ def decide(state: MatchState, command: dict) -> list[dict]:
     """The events a command produces, with every automatic consequence up to the next decision."""
     if not isinstance(command, dict):
         raise IllegalAction("bad_command", "a command must be an object")
+    first = _command_events(state, command)  # validated against the (cached) state as given
     scratch = state.clone()
     events: list[dict] = []
 
@@ -45,7 +46,7 @@ def decide(state: MatchState, command: dict) -> list[dict]:
         events.append(event)
         apply(scratch, event)
 
-    for event in _command_events(scratch, command):
+    for event in first:
         emit(event)
     _run_automatic(scratch, emit)
     return events

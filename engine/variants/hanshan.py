@@ -6,7 +6,8 @@ from typing import Optional
 
 from engine.scoring import hanshan as hanshan_scoring
 from engine.state import HandState, MatchState
-from engine.variants.base import Variant, _minus, white_stand_in
+from engine import hand as analysis
+from engine.variants.base import Variant, white_stand_in
 
 
 class Hanshan(Variant):
@@ -19,8 +20,22 @@ class Hanshan(Variant):
 
     def ting_phase_seats(self, hand: HandState) -> list[int]:
         """H-4: non-dealers whose 13 dealt tiles wait on something are asked 听 or 过 first."""
-        return [s for s in range(4) if s != hand.dealer
-                and self.waits(hand, hand.seats[s].counts, 4)]
+        return [s for s in range(4) if s != hand.dealer and self.is_ready(hand, hand.seats[s].counts, 4)]
+
+    def is_ready(self, hand: HandState, counts: list[int], sets: int) -> bool:
+        """Waiting on something: one more tile (a drawn 配子 at least) would complete the hand."""
+        natural, wilds = self.split(hand, counts)
+        return analysis.is_complete(natural, wilds + 1, sets=sets, stand_in=self.stand_in(hand))
+
+    def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
+        """H-3 cheap refusals first: a 配子 holder wins only by self-draw; a discarded 配子 needs 见配给胡."""
+        hand = state.hand
+        if by in ("discard", "rob_kong") and hand.wild is not None:
+            if tile == hand.wild and not self.options["win_on_discarded_wild"]:
+                return False
+            if self.options["wild_self_draw_only"] and (hand.seats[seat].counts[hand.wild] or tile == hand.wild):
+                return False
+        return super().hu_allowed(state, seat, tile, by, source)
 
     def is_dealer_opening(self, hand: HandState, seat: int) -> bool:
         return seat == hand.dealer and hand.discard_count == 0 and not hand.seats[seat].ready
@@ -32,7 +47,7 @@ class Hanshan(Variant):
             return []
         me = hand.seats[seat]
         sets = 4 - len(me.melds)
-        return [t for t in self.ready_after(hand, me.counts, sets) if self.waits(hand, _minus(me.counts, t), sets)]
+        return self.ready_after(hand, me.counts, sets)
 
     def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
         """H-4: a dealer whose first 14 tiles are complete may 听 and then 胡."""
