@@ -85,9 +85,12 @@ class Verdict:
         r = self.report
         if self.chain:
             first = self.chain[0]
-            kind_ = self.types.get(first.version, "?")
+            version = first.version
+            if version not in self.types:  # a gap: name the event found where the missing one should be
+                version = min((v for v in self.types if isinstance(v, int) and v > version), default=version)
+            kind_ = self.types.get(version, "missing")
             more = f" (+{len(self.chain) - 1} more chain problems)" if len(self.chain) > 1 else ""
-            return f"FAIL at event {first.version} ({kind_}): hash chain: {first.kind}: {first.message}{more}"
+            return f"FAIL at event {version} ({kind_}): hash chain: {first.kind}: {first.message}{more}"
         if r.failure is not None:
             return str(r.failure)
         finished = "" if r.finished else ", match not finished"
