@@ -290,6 +290,7 @@
       const b = BY[ended.win.by] || [ended.win.by, ended.win.by];
       head.appendChild(el("b", null, seatName(ended.winner))); head.appendChild(pair("胡", "wins"));
       head.appendChild(tile(ended.win.tile, { small: true })); head.appendChild(pair(b[0], b[1]));
+      if (ended.win.from !== null && ended.win.from !== undefined) { head.appendChild(pair("来自", "from")); head.appendChild(el("span", null, seatName(ended.win.from))); }
     }
     box.appendChild(head);
     const score = (ended.settlement && ended.settlement.score) || null;
@@ -328,9 +329,9 @@
     box.appendChild(table);
   }
   function renderChart(current) {
-    const ended = data.hands.filter((h) => h.scores);
+    const ended = data.hands.filter((h) => h.scores && h.end <= index);  // no spoilers: hands played so far
     const series = [[0, 0, 0, 0]].concat(ended.map((h) => h.scores));
-    const W = 330, H = 190, L = 34, R = 8, T = 10, B = 24;
+    const W = 330, H = 190, L = 34, R = 22, T = 10, B = 24;
     const all = series.flat(); const lo = Math.min(0, ...all), hi = Math.max(0, ...all) || 1;
     const x = (i) => L + (W - L - R) * (series.length > 1 ? i / (series.length - 1) : 0);
     const y = (v) => T + (H - T - B) * (hi - v) / ((hi - lo) || 1);
