@@ -80,8 +80,8 @@ def score(args: argparse.Namespace) -> int:
         data = json.loads(_read(args.file))
         result = score_json(data)
     except (OSError, ValueError) as exc:  # JSONDecodeError and CalculatorInputError are ValueErrors
-        kind = "invalid input" if isinstance(exc, CalculatorInputError) else "cannot read input"
-        print(f"tilefold score: {kind}: {exc}", file=sys.stderr)
+        reason = str(exc) if isinstance(exc, CalculatorInputError) else f"cannot read input: {exc}"
+        print(f"tilefold score: {reason}", file=sys.stderr)
         return 2
     print(json.dumps(result, ensure_ascii=False, indent=2))
     return 0 if result.get("ok") else 1
