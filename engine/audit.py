@@ -9,9 +9,10 @@ from typing import Any, Iterable, Optional, Sequence
 from engine.errors import IllegalAction
 from engine.evolve import _HANDLERS, CorruptEvent
 from engine.state import TURN
-from engine.table import decide, fold, initial_state
+from engine.evolve import apply
+from engine.table import _command_events, _run_automatic, initial_state
 from engine.tiles import TileError, kind, parse
-from engine.wall import SeedError, deal_from_seed, seed_from_hex, verify
+from engine.wall import SeedError, seed_from_hex, shuffle_wall, verify
 
 #: Event types the engine produces; anything else must be named as a service type or the audit fails.
 ENGINE_EVENT_TYPES = frozenset(_HANDLERS)
@@ -84,7 +85,7 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 return
             report.seeds_verified += 1
         try:
-            produced = decide(state, command)
+            produced = _decide_in_place(state, command)
         except IllegalAction as exc:
             rule = f" ({exc.rule})" if getattr(exc, "rule", None) else ""
             report.failure = AuditFailure(version, event["type"], f"illegal when taken: {exc.code}: {exc.message}{rule}")
@@ -106,8 +107,23 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 report.scores = list(got["scores"])
             elif got["type"] == "match_ended":
                 report.finished = True
-        state = fold(produced, state)
-        i += len(produced)
+        i += len(produced)  # `state` has already moved past them
+
+
+def _decide_in_place(state, command: dict) -> list[dict]:
+    """engine.decide without its copy: the audit owns `state` and stops at the first failure anyway."""
+    if not isinstance(command, dict):
+        raise IllegalAction("bad_command", "a command must be an object")
+    events: list[dict] = []
+
+    def emit(event: dict) -> None:
+        events.append(event)
+        apply(state, event)
+
+    for event in _command_events(state, command):
+        emit(event)
+    _run_automatic(state, emit)
+    return events
 
 
 class _NotACommand(ValueError):
@@ -159,17 +175,17 @@ def seed_problem(event: dict) -> Optional[str]:
     """None when the hand's seed derives its commitment, its deal and its wall (G-11), else why not."""
     seed = event.get("seed")
     try:
-        deal = deal_from_seed(seed_from_hex(seed))
+        derived = shuffle_wall(seed_from_hex(seed))
     except SeedError as exc:
         return f"bad seed: {exc}"
-    if deal.commitment != event.get("commitment"):
-        return "the seed does not match the published commitment"
     try:
-        wall = _played_wall(event, deal.wall)
+        wall = _played_wall(event, derived)
     except (TileError, KeyError, TypeError, ValueError) as exc:
         return f"unreadable deal: {exc}"
-    if wall is None or not verify(seed, event["commitment"], wall):
+    if wall is None:
         return "the wall played is not the wall the seed derives"
+    if not verify(seed, event.get("commitment") or "", wall):
+        return "the seed and the wall played do not match the published commitment"
     return None
 
 

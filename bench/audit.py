@@ -1,0 +1,75 @@
+"""Benchmark: hands verified per second when auditing a large exported log (engine self-play, no HTTP)."""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import os
+import pstats
+import sys
+import time
+
+sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # repo root, not bench/ (bench/http.py)
+
+import engine  # noqa: E402
+from events import compute_hash  # noqa: E402
+from service.audit import parse_log, to_ndjson, verify_rows  # noqa: E402
+
+
+def selfplay(variant: str, hands: int) -> list[dict]:
+    state = engine.initial_state()
+    command = {"action": "start_match", "variant": variant, "options": {"hands": hands}, "first_dealer": 0}
+    events, hand = [], 0
+    while True:
+        produced = engine.decide(state, command)
+        state = engine.fold(produced, state)
+        events.extend(produced)
+        if state.phase == "match_over":
+            return events
+        if state.needs_new_hand:
+            hand += 1
+            command = {"action": "start_hand", "seed": hashlib.sha256(f"bench/{variant}/{hand}".encode()).hexdigest()}
+        else:
+            seat = engine.pending_seats(state)[0]
+            command = {**engine.bot_action(state, seat), "seat": seat}
+
+
+def exported(events: list[dict], stream: str) -> str:
+    rows, prev = [], ""
+    for version, event in enumerate(events, start=1):
+        row = {"stream": stream, "version": version, "type": event["type"], "schema_version": 1,
+               "payload": {k: v for k, v in event.items() if k != "type"}, "recorded_at": "2024-05-01T12:00:00.000000Z"}
+        prev = row["hash"] = compute_hash(prev, row)
+        rows.append(row)
+    return to_ndjson(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--hands", type=int, default=120)
+    parser.add_argument("--profile", action="store_true", help="print the top functions by cumulative time")
+    args = parser.parse_args()
+    for variant in ("koudiandian", "hanshan"):
+        text = exported(selfplay(variant, args.hands), f"match-bench-{variant}")
+        rows = parse_log(text)
+        start = time.perf_counter()
+        verdict = verify_rows(rows)
+        elapsed = time.perf_counter() - start
+        assert verdict.ok, verdict.text()
+        print(f"{variant}: {verdict.text()}")
+        print(f"  {elapsed:.2f} s, {verdict.report.hands / elapsed:,.0f} hands/s, {len(rows) / elapsed:,.0f} events/s "
+              f"(log {len(text) / 1e6:.1f} MB, parse not timed)")
+        if args.profile:
+            profile = cProfile.Profile()
+            profile.enable()
+            verify_rows(rows)
+            profile.disable()
+            out = io.StringIO()
+            pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(14)
+            print(out.getvalue())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
