@@ -454,6 +454,12 @@ def illegal_reason(win: Win) -> Optional[str]:
     return None
 
 
+def legality(ctx: WinContext) -> Optional[str]:
+    """The refusal code when the win is not legal (H-1, H-3), else None; no pattern search."""
+    _check_context(ctx)
+    return illegal_reason(Win(ctx))
+
+
 def _check_context(ctx: WinContext) -> None:
     if ctx.win_tile not in ctx.concealed:
         raise ValueError("the winning tile must be one of the concealed tiles")

@@ -186,25 +186,37 @@ def _without_one(counts: Sequence[int], wilds: int, tile: int, tile_is_wild: boo
     return rest, wilds
 
 
-def score(ctx: WinContext) -> dict:
-    """Score one 扣点点 win (K-2, K-4, K-7, K-8, K-12, K-13, G-10); see docs/CONTRACTS.md."""
-    options = ctx.options
-    wild = ctx.wild if options.get("wilds") else None
+def legality(ctx: WinContext) -> Optional[str]:
+    """The refusal code when the win is not legal (K-2, K-4, K-13), else None; no pattern search."""
+    return _checked(ctx)[0]
+
+
+def _checked(ctx: WinContext) -> tuple[Optional[str], int]:
+    """(refusal code or None, points of the tile the win counts) — the legality part of scoring."""
+    wild = ctx.wild if ctx.options.get("wilds") else None
     counts, wilds = split_wilds(ctx.concealed, wild)
     sets = 4 - len(ctx.melds)
     if not is_complete(counts, wilds, sets=sets, seven_pairs=sets == 4):
-        return _fail("not_complete")
+        return "not_complete", 0
     if not ctx.ready:
-        return _fail("not_ready")  # K-2
+        return "not_ready", 0  # K-2
     win_is_wild = wild is not None and ctx.win_tile == wild
     if win_is_wild and not ctx.self_drawn:
-        return _fail("discarded_wild")  # K-13
+        return "discarded_wild", 0  # K-13
     rest, rest_wilds = _without_one(counts, wilds, ctx.win_tile, win_is_wild)
     value_kind = win_value_tile(rest, rest_wilds, sets, ctx.win_tile, wild)
     value_points = points(value_kind) if value_kind is not None else 0
-    reason = _k4_reason(value_points, ctx.self_drawn)
+    return _k4_reason(value_points, ctx.self_drawn), value_points
+
+
+def score(ctx: WinContext) -> dict:
+    """Score one 扣点点 win (K-2, K-4, K-7, K-8, K-12, K-13, G-10); see docs/CONTRACTS.md."""
+    reason, value_points = _checked(ctx)
     if reason:
         return _fail(reason)
+    wild = ctx.wild if ctx.options.get("wilds") else None
+    counts, wilds = split_wilds(ctx.concealed, wild)
+    sets = 4 - len(ctx.melds)
     shapes = (HandShape(d, ctx.melds) for d in decompositions(counts, wilds, sets=sets, seven_pairs=sets == 4))
     multiplier, specials = _best_shape(shapes, ctx.self_drawn)
     if wild is not None:

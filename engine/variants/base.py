@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from engine import hand as analysis
-from engine.scoring import Meld, WinContext, score
+from engine.scoring import Meld, WinContext, legality
 from engine.state import HandState, MatchState, SeatHand
 from engine.tiles import WHITE
 
@@ -89,8 +89,7 @@ class Variant:
 
     def hu_reason(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> Optional[str]:
         """None when the win is legal, else the scoring reason code."""
-        result = score(self.win_context(state, seat, tile, by, source))
-        return None if result["ok"] else result["reason"]
+        return legality(self.win_context(state, seat, tile, by, source))
 
     # ---- claims and kongs ----------------------------------------------------------------------
     def can_pung(self, hand: HandState, seat: int, tile: int) -> bool:
