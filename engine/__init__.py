@@ -5,10 +5,10 @@ from engine.bot import bot_action, default_action
 from engine.errors import IllegalAction
 from engine.evolve import CorruptEvent
 from engine.state import MatchState
-from engine.table import decide, evolve, fold, initial_state
+from engine.table import decide, evolve, fold, initial_state, step
 from engine.views import pending_seats, redact, view
 
 __all__ = [
     "CorruptEvent", "IllegalAction", "MatchState", "bot_action", "decide", "default_action", "evolve",
-    "fold", "initial_state", "legal_actions", "pending_seats", "redact", "view",
+    "fold", "initial_state", "legal_actions", "pending_seats", "redact", "step", "view",
 ]

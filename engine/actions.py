@@ -12,7 +12,10 @@ VARIANT_CLASSES: dict[str, type[Variant]] = {"koudiandian": Koudiandian, "hansha
 
 
 def variant_of(state: MatchState) -> Variant:
-    return VARIANT_CLASSES[state.variant](state.options)
+    """The variant's rule hooks for this match (built once, carried along by every copy of the state)."""
+    if state.rules is None or state.rules.options is not state.options:
+        state.rules = VARIANT_CLASSES[state.variant](state.options)
+    return state.rules
 
 
 def self_draw_kind(state: MatchState) -> str:

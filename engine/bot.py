@@ -57,19 +57,21 @@ def _keep_value(counts: list[int], tile: int, wild) -> float:
     """How much a tile is worth keeping: wilds most, then pairs, then tiles with suit neighbours."""
     if tile == wild:
         return 100.0
-    value = 3.0 * (counts[tile] - 1)
-    value += _neighbours(counts, tile)
-    if rank_of(tile) in (1, 9):
-        value -= 0.5
-    return value
+    value = 3.0 * (counts[tile] - 1) + _neighbours(counts, tile)
+    return value - 0.5 if tile in _TERMINALS else value
 
 
 def _neighbours(counts: list[int], tile: int) -> float:
+    return sum(weight for near, weight in _NEAR[tile] if counts[near])
+
+
+def _near(tile: int) -> tuple[tuple[int, float], ...]:
     if suit_of(tile) is None:
-        return 0.0
+        return ()
     rank = rank_of(tile)
-    near = 0.0
-    for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5)):
-        if 1 <= rank + delta <= 9:
-            near += weight * min(counts[tile + delta], 1)
-    return near
+    return tuple((tile + delta, weight) for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5))
+                 if 1 <= rank + delta <= 9)
+
+
+_NEAR = tuple(_near(k) for k in range(34))
+_TERMINALS = frozenset(k for k in range(27) if rank_of(k) in (1, 9))

@@ -158,8 +158,8 @@ def _konged(state: MatchState, e: dict) -> None:
     me = hand.seats[seat]
     if how == "added":
         me.counts[tile] -= 1
-        meld = next(m for m in me.melds if m["type"] == "pung" and m["tile"] == tile)
-        meld.update(type="kong", kong="added")
+        at = next(i for i, m in enumerate(me.melds) if m["type"] == "pung" and m["tile"] == tile)
+        me.melds[at] = {**me.melds[at], "type": "kong", "kong": "added"}  # melds are never mutated in place
     else:
         me.counts[tile] -= 3 if how == "exposed" else 4
         me.melds.append({"type": "kong", "tile": tile, "kong": how, "from": e["from"]})
@@ -214,9 +214,9 @@ def _match_ended(state: MatchState, e: dict) -> None:
 
 def _mark_claimed(hand: HandState, discarder) -> None:
     if discarder is not None and hand.seats[discarder].discards:
-        last = hand.seats[discarder].discards[-1]
-        if not last["claimed"]:
-            last["claimed"] = True
+        discards = hand.seats[discarder].discards
+        if not discards[-1]["claimed"]:
+            discards[-1] = {**discards[-1], "claimed": True}  # discards are never mutated in place
 
 
 _HANDLERS = {

@@ -217,6 +217,22 @@ def _combine(tables: Sequence[tuple[int, int]]) -> int:
     return sum(t[0] for t in tables) + min(2, min(t[1] - t[0] for t in tables))
 
 
+_GROUP_BOUNDS = _SUIT_SLICES + ((27, 34),)
+
+
+@lru_cache(maxsize=None)
+def _removal_tables(key: tuple[int, ...], honours: bool) -> tuple[Optional[tuple[int, int]], ...]:
+    """For each position of a group, its (no pair, with pair) table after removing one tile there."""
+    out = []
+    for i, n in enumerate(key):
+        if not n:
+            out.append(None)
+            continue
+        after = key[:i] + (n - 1,) + key[i + 1:]
+        out.append(_honours_table(after) if honours else (_suit_table(after) if any(after) else (0, 2)))
+    return tuple(out)
+
+
 def _group_of(kind: int) -> int:
     return 3 if kind >= 27 else kind // 9
 
@@ -239,10 +255,10 @@ def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None)
     base = sum(t[0] for t in tables)
     spare = [t[1] - t[0] for t in tables]
     out = []
+    removals = [_removal_tables(tuple(counts[lo:hi]), g == 3) for g, (lo, hi) in enumerate(_GROUP_BOUNDS)]
     for d in held:
         g = _group_of(d)
-        key = tuple(_minus_one(counts, d)[27:34] if g == 3 else _minus_one(counts, d)[slice(*_SUIT_SLICES[g])])
-        new = _honours_table(key) if g == 3 else (_suit_table(key) if any(key) else (0, 2))
+        new = removals[g][d - _GROUP_BOUNDS[g][0]]
         pair_cost = min([2, new[1] - new[0]] + [spare[i] for i in range(4) if i != g])
         if base - tables[g][0] + new[0] + pair_cost <= wilds + 1:
             out.append(d)

@@ -8,7 +8,7 @@ from typing import Callable, Iterator, Optional
 from engine.bot import bot_action
 from engine.actions import pending_seats
 from engine.state import MatchState
-from engine.table import decide, fold, initial_state
+from engine.table import initial_state, step
 
 
 def seeds_from(label: str) -> Iterator[str]:
@@ -28,9 +28,8 @@ def play_match(variant: str, options: dict, seeds: Iterator[str],
 
     def run(command: dict) -> None:
         nonlocal state
-        events = decide(state, command)
+        events, state = step(state, command)
         log.extend(events)
-        state = fold(events, state)
 
     run({"action": "start_match", "variant": variant, "options": options})
     while state.phase != "match_over":

@@ -26,7 +26,7 @@ class SeatHand:
 
     def clone(self) -> "SeatHand":
         return SeatHand(
-            self.counts[:], [dict(m) for m in self.melds], [dict(d) for d in self.discards],
+            self.counts[:], self.melds[:], self.discards[:],  # their dicts are replaced, never mutated
             self.ready, self.ready_waits, set(self.passed_hu), set(self.forfeited_kongs),
         )
 
@@ -79,7 +79,7 @@ class HandState:
         new = _shallow(self)
         new.seats = [s.clone() for s in self.seats]
         new.window = self.window.clone() if self.window else None
-        new.kongs = [dict(k) for k in self.kongs]
+        new.kongs = self.kongs[:]
         new.win = dict(self.win) if self.win else None
         return new  # `wall` is never mutated, so copies share it
 
@@ -100,6 +100,7 @@ class MatchState:
     last_result: Optional[dict] = None  # the previous hand's hand_ended payload
     version: int = 0  # engine events folded so far
     cache: dict = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
+    rules: Any = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
 
     @property
     def needs_new_hand(self) -> bool:

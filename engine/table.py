@@ -36,6 +36,11 @@ def fold(events: Iterable[dict], state: Optional[MatchState] = None) -> MatchSta
 
 def decide(state: MatchState, command: dict) -> list[dict]:
     """The events a command produces, with every automatic consequence up to the next decision."""
+    return step(state, command)[0]
+
+
+def step(state: MatchState, command: dict) -> tuple[list[dict], MatchState]:
+    """`decide` and the state after its events at once (equal to `fold(events, state)`, computed once)."""
     if not isinstance(command, dict):
         raise IllegalAction("bad_command", "a command must be an object")
     first = _command_events(state, command)  # validated against the (cached) state as given
@@ -49,7 +54,7 @@ def decide(state: MatchState, command: dict) -> list[dict]:
     for event in first:
         emit(event)
     _run_automatic(scratch, emit)
-    return events
+    return events, scratch
 
 
 def _command_events(state: MatchState, command: dict) -> list[dict]:

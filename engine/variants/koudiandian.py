@@ -6,7 +6,11 @@ from typing import Optional
 
 from engine.state import HandState, MatchState, SeatHand
 from engine.tiles import points
+from engine import hand as analysis
+from engine.tiles import NUM_KINDS
 from engine.variants.base import Variant, _minus
+
+_SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= 6)
 
 
 class Koudiandian(Variant):
@@ -23,7 +27,20 @@ class Koudiandian(Variant):
             return []
         sets = 4 - len(me.melds)
         return [tile for tile in self.ready_after(hand, me.counts, sets)
-                if any(points(w) >= 6 for w in self.waits(hand, _minus(me.counts, tile), sets))]
+                if self._waits_on_six_or_more(hand, _minus(me.counts, tile), sets)]
+
+    def _waits_on_six_or_more(self, hand: HandState, counts: list[int], sets: int) -> bool:
+        """K-2/K-13: some tile worth 6+ (not the wild's own kind) completes the hand; stops at the first."""
+        natural, wilds = self.split(hand, counts)
+        for kind_ in _SIX_OR_MORE:
+            if kind_ == hand.wild or natural[kind_] >= 4:
+                continue
+            natural[kind_] += 1
+            done = analysis.is_complete(natural, wilds, sets=sets, seven_pairs=True)
+            natural[kind_] -= 1
+            if done:
+                return True
+        return False
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         me = state.hand.seats[seat]
