@@ -179,3 +179,41 @@ def test_K3_kong_after_ting_when_the_hand_stays_ready():
     assert ("kong", "1m") in actions(state, 0)
     state, events = when(state, 0, "kong", "1m")
     assert events[0]["kind"] == "concealed" and events[1]["source"] == "kong"
+
+
+KONG_HANDS = ["123456789m7788pE", "1234567sCCEEEW", "13579m13579pSSS", "2468m2468p2468sN"]
+
+
+def _exposed_kong_then_win(options):
+    state = given(KDD, KONG_HANDS, "FFF7p9s", options=options)
+    state, _ = when(state, 0, "discard", "E")  # seat 0 is not ready when it feeds the kong
+    state, events = when(state, 1, "kong")
+    assert events[1] == {"type": "konged", "seat": 1, "tile": "E", "kind": "exposed", "from": 0}
+    assert events[2]["source"] == "kong" and events[2]["tile"] == "9s"
+    state, _ = play(state, (1, "discard", "9s"), (2, "discard", "F"), (3, "discard", "F"), (0, "ting", "F"),
+                    (1, "discard", "7p"))
+    state, events = when(state, 0, "hu")
+    return only(events, "hand_ended")[0]["settlement"]
+
+
+def test_K9_exposed_kong_is_paid_by_the_three_others():
+    settlement = _exposed_kong_then_win({})
+    assert settlement["kong_deltas"] == [-10, 30, -10, -10]
+    assert settlement["win_deltas"] == [42, -42, 0, 0]
+    assert settlement["deltas"] == [32, -12, -10, -10]
+
+
+def test_K9_feeder_pays_kong_when_the_feeder_was_not_ready():
+    settlement = _exposed_kong_then_win({"feeder_pays_kong": True})
+    assert settlement["kong_deltas"] == [-30, 30, 0, 0]
+
+
+def test_G11_commitment_at_hand_start_seed_revealed_at_hand_end():
+    from engine import decide, fold, initial_state
+    from engine.audit import seed_problem
+    state = fold(decide(initial_state(), {"action": "start_match", "variant": KDD, "options": {"hands": 1}}))
+    seed = "ab" * 32
+    started = decide(state, {"action": "start_hand", "seed": seed})[0]
+    assert len(started["commitment"]) == 64 and seed not in str(redact(started, 0))
+    assert seed_problem(started) is None
+    assert seed_problem({**started, "seed": "cd" * 32}) is not None
