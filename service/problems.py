@@ -68,7 +68,9 @@ def handle_http_exception(error: HTTPException) -> Response:
     detail = error.description or _title(status)
     if status == 413:
         detail = "request body too large"
-    return problem(status, HTTP_CODES.get(status, f"http_{status}"), detail)
+    allowed = getattr(error, "valid_methods", None)  # 405 must list the methods (RFC 9110)
+    headers = {"Allow": ", ".join(allowed)} if allowed else None
+    return problem(status, HTTP_CODES.get(status, f"http_{status}"), detail, headers)
 
 
 def _body_problem(status: int, messages: Any) -> Response:
