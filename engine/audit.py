@@ -9,8 +9,7 @@ from typing import Any, Iterable, Optional, Sequence
 from engine.errors import IllegalAction
 from engine.evolve import _HANDLERS, CorruptEvent
 from engine.state import TURN
-from engine.evolve import apply
-from engine.table import _command_events, _run_automatic, initial_state
+from engine.table import initial_state, step
 from engine.tiles import TileError, kind, parse
 from engine.wall import SeedError, seed_from_hex, shuffle_wall, verify
 
@@ -85,7 +84,7 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 return
             report.seeds_verified += 1
         try:
-            produced = _decide_in_place(state, command)
+            produced, after = step(state, command)
         except IllegalAction as exc:
             rule = f" ({exc.rule})" if getattr(exc, "rule", None) else ""
             report.failure = AuditFailure(version, event["type"], f"illegal when taken: {exc.code}: {exc.message}{rule}")
@@ -107,23 +106,8 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 report.scores = list(got["scores"])
             elif got["type"] == "match_ended":
                 report.finished = True
-        i += len(produced)  # `state` has already moved past them
-
-
-def _decide_in_place(state, command: dict) -> list[dict]:
-    """engine.decide without its copy: the audit owns `state` and stops at the first failure anyway."""
-    if not isinstance(command, dict):
-        raise IllegalAction("bad_command", "a command must be an object")
-    events: list[dict] = []
-
-    def emit(event: dict) -> None:
-        events.append(event)
-        apply(state, event)
-
-    for event in _command_events(state, command):
-        emit(event)
-    _run_automatic(state, emit)
-    return events
+        state = after
+        i += len(produced)
 
 
 class _NotACommand(ValueError):
