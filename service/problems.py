@@ -90,6 +90,12 @@ def _flat(errors: Any) -> str:
     return str(errors)
 
 
+def handle_too_deep(error: RecursionError) -> Response:
+    """json.loads recursing on a deeply nested body ([[[[...]]]]): the body is refused, not a 500."""
+    log.warning("request refused: %s", error)
+    return problem(400, "invalid_json", "the request body is nested too deeply")
+
+
 def handle_storage(error: StorageUnavailable) -> Response:
     log.warning("storage unavailable: %s", error)
     return problem(503, "storage_unavailable", "event storage is unavailable, retry later",
@@ -114,5 +120,6 @@ def register(app: Flask) -> None:
     app.register_error_handler(IllegalAction, handle_illegal)
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(RecursionError, handle_too_deep)
     app.register_error_handler(StorageUnavailable, handle_storage)
     app.register_error_handler(IdempotencyMismatch, handle_idempotency)
