@@ -10,7 +10,7 @@ from flask_smorest.utils import prepare_response
 
 from events import EventStore
 
-from . import config, problems
+from . import config, correspondence, problems
 from .play import MatchService
 from .repository import MatchRepository
 from .schemas import ProblemSchema
@@ -57,6 +57,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     api = TilefoldApi(app)
     for blp in blueprints():
         api.register_blueprint(blp)
+    correspondence.install(app)  # deadlines, standing orders, webhooks (docs/API.md)
     return app
 
 

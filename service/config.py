@@ -14,6 +14,14 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_CACHE_SIZE": ("CACHE_SIZE", int, 512),
     "TILEFOLD_SYNCHRONOUS": ("SYNCHRONOUS", str, "FULL"),
     "TILEFOLD_LIST_LIMIT": ("LIST_LIMIT", int, 100),
+    # correspondence play (docs/API.md)
+    "TILEFOLD_WEBHOOK_TIMEOUT": ("WEBHOOK_TIMEOUT", float, 5.0),
+    "TILEFOLD_WEBHOOK_ATTEMPTS": ("WEBHOOK_ATTEMPTS", int, 8),
+    "TILEFOLD_WEBHOOK_BACKOFF": ("WEBHOOK_BACKOFF", float, 10.0),
+    "TILEFOLD_WEBHOOK_POLL": ("WEBHOOK_POLL", float, 1.0),
+    "TILEFOLD_WEBHOOK_WORKER": ("WEBHOOK_WORKER", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), True),
+    "TILEFOLD_STREAM_LIFETIME": ("STREAM_LIFETIME", float, 60.0),
+    "TILEFOLD_STREAM_HEARTBEAT": ("STREAM_HEARTBEAT", float, 15.0),
 }
 
 

@@ -10,7 +10,11 @@ from typing import Any, Iterable, Optional
 SEATS = 4
 MATCH_CREATED = "match_created"
 SEAT_JOINED = "seat_joined"
-SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED})
+ORDERS_SET = "orders_set"  # a seat's standing orders (service/orders.py)
+WEBHOOK_SET = "webhook_set"  # a seat (un)registered a webhook; URL and secret live in tf_webhooks
+SPECTATING_SET = "spectating_set"  # the owner turned spectating on or off
+SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET})
+NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
 #: payload fields of service events that no response may ever contain.
 SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})
 
@@ -33,6 +37,10 @@ class Room:
     owner_token_hash: Optional[str] = None
     created_at: Optional[str] = None
     seats: tuple[Optional[Seat], ...] = (None,) * SEATS
+    deadline_seconds: Optional[int] = None  # correspondence play: time per decision (None: no limit)
+    orders: tuple[tuple[bool, bool], ...] = (NO_ORDERS,) * SEATS  # per seat (auto_pass, auto_discard)
+    webhooks: tuple[bool, ...] = (False,) * SEATS  # per seat: a webhook is registered
+    spectating: bool = True
 
     @property
     def exists(self) -> bool:
@@ -84,12 +92,24 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
     """Apply one service event to the room (other event types leave it unchanged)."""
     if event_type == MATCH_CREATED:
         return replace(room, variant=payload["variant"], options=dict(payload["options"]),
-                       owner_token_hash=payload["owner_token_hash"], created_at=recorded_at)
+                       owner_token_hash=payload["owner_token_hash"], created_at=recorded_at,
+                       deadline_seconds=payload.get("deadline_seconds"))
     if event_type == SEAT_JOINED:
         seats = list(room.seats)
         seats[payload["seat"]] = Seat(payload["name"], bool(payload["bot"]), payload.get("token_hash"))
         return replace(room, seats=tuple(seats))
+    if event_type == ORDERS_SET:
+        return replace(room, orders=_at(room.orders, payload["seat"],
+                                        (bool(payload["auto_pass"]), bool(payload["auto_discard"]))))
+    if event_type == WEBHOOK_SET:
+        return replace(room, webhooks=_at(room.webhooks, payload["seat"], bool(payload["registered"])))
+    if event_type == SPECTATING_SET:
+        return replace(room, spectating=bool(payload["enabled"]))
     return room
+
+
+def _at(values: tuple, index: int, value: Any) -> tuple:
+    return values[:index] + (value,) + values[index + 1:]
 
 
 def fold(events: Iterable[Any], room: Optional[Room] = None) -> Room:

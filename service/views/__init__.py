@@ -17,5 +17,6 @@ def errors(blp: Blueprint, *statuses: int) -> Callable:
 
 
 def blueprints() -> list[Blueprint]:
-    from . import actions, events, export, matches, replay, score, seats, view
-    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replay.blp]
+    from . import actions, events, export, matches, orders, replay, score, seats, spectate, stream, view, webhooks
+    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replay.blp,
+            orders.blp, webhooks.blp, spectate.blp, stream.blp]

@@ -8,7 +8,8 @@ from engine.options import OptionError
 
 from ..presenters import summary
 from ..problems import ApiError
-from ..schemas import MatchCreatedSchema, MatchCreateSchema, MatchListSchema, MatchSummarySchema
+from ..schemas import MatchCreatedSchema, MatchListSchema, MatchSummarySchema
+from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
 from . import errors
 
@@ -27,13 +28,14 @@ def list_matches():
 
 
 @blp.route("", methods=["POST"])
-@blp.arguments(MatchCreateSchema, error_status_code=400)
+@blp.arguments(CorrespondenceCreateSchema, error_status_code=400)
 @blp.response(201, MatchCreatedSchema)
 @errors(blp, 413, 503)
 def create_match(data):
     """Create a match; the answer carries the owner token, shown only once."""
     try:
-        match_id, owner_token, loaded = service().create(data["variant"], data["options"])
+        match_id, owner_token, loaded = service().create(data["variant"], data["options"],
+                                                         deadline_seconds=data.get("deadline_seconds"))
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     location = {"Location": f"/api/matches/{match_id}"}

@@ -32,7 +32,9 @@ def get_view(args, match_id):
     headers = {"ETag": etag(loaded.version), "Cache-Control": "private, no-cache"}
     if none_match(loaded.version):
         return Response(status=304, headers=headers)
-    response = jsonify(private_view(loaded, seat))  # hot path: no schema dump, same shape
+    body = private_view(loaded, seat)
+    body["deadlines"] = svc.deadlines_for(loaded)  # correspondence play: [] without move deadlines
+    response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers.update(headers)
     return response
 

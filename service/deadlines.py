@@ -1,0 +1,80 @@
+"""Move deadlines: when each pending decision started and is due, kept in `tf_decisions`.
+
+A decision starts when its seat becomes pending: after an append, a seat is pending and either
+was not pending before it or acted in it (its own engine event). The start is the injected
+clock's time at that append, written in the same transaction as the events, so it is
+deterministic and survives restarts; a decision still pending keeps its start.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional
+
+import engine
+from events.connection import Connections
+
+from .clock import iso, later
+
+
+def new_decisions(before_state: Any, after_state: Any, engine_events: Iterable[dict]) -> tuple[list[int], list[int]]:
+    """(seats pending after the events, those whose decision is new)."""
+    before = set(engine.pending_seats(before_state)) if before_state is not None else set()
+    after = engine.pending_seats(after_state)
+    actors = {event.get("seat") for event in engine_events}
+    return after, [seat for seat in after if seat not in before or seat in actors]
+
+
+class Decisions:
+    """Reads and writes the `tf_decisions` rows."""
+
+    def __init__(self, connections: Connections) -> None:
+        self.db = connections
+
+    @staticmethod
+    def writer(stream: str, pending: list[int], new: list[int], now: str, deadline_seconds: Optional[int],
+               version: int) -> Callable:
+        """`extra(conn)` for the append: rows for exactly the seats pending after it."""
+        due = later(now, deadline_seconds) if deadline_seconds else None
+
+        def write(conn) -> None:
+            marks = ",".join("?" * len(pending))
+            conn.execute(f"DELETE FROM tf_decisions WHERE stream = ? AND seat NOT IN ({marks})",
+                         [stream, *pending])
+            for seat in pending:
+                if seat in new:
+                    conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
+                                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
+                                 "since = excluded.since, due_at = excluded.due_at, version = excluded.version",
+                                 [stream, seat, now, due, version])
+                else:  # the same decision, still pending: keep its start
+                    conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
+                                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
+                                 "version = excluded.version", [stream, seat, now, due, version])
+        return write
+
+    def rows(self, stream: str) -> list[dict]:
+        sql = "SELECT seat, since, due_at, version FROM tf_decisions WHERE stream = ? ORDER BY seat"
+        return self.db.read(lambda conn, db: list(db.query(sql, [stream])))
+
+    def overdue(self, stream: str, version: int, now: str) -> list[int]:
+        """Seats whose decision, as of `version`, was due at `now` or earlier."""
+        sql = ("SELECT seat FROM tf_decisions WHERE stream = ? AND version = ? AND due_at IS NOT NULL "
+               "AND due_at <= ? ORDER BY seat")
+        return self.db.read(lambda conn, db: [r[0] for r in conn.execute(sql, [stream, version, now])])
+
+    def any_overdue(self, stream: str, now: str) -> bool:
+        sql = "SELECT 1 FROM tf_decisions WHERE stream = ? AND due_at IS NOT NULL AND due_at <= ? LIMIT 1"
+        return self.db.read(lambda conn, db: conn.execute(sql, [stream, now]).fetchone() is not None)
+
+    def due_streams(self, now: str) -> list[str]:
+        sql = "SELECT DISTINCT stream FROM tf_decisions WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY stream"
+        return self.db.read(lambda conn, db: [r[0] for r in conn.execute(sql, [now])])
+
+    def for_view(self, stream: str, pending: Iterable[int]) -> list[dict]:
+        """Each pending decision's start and deadline (ISO-8601 UTC; deadline null without a limit)."""
+        wanted = set(pending)
+        return [{"seat": r["seat"], "pending_since": r["since"], "deadline": r["due_at"]}
+                for r in self.rows(stream) if r["seat"] in wanted]
+
+
+def now_iso(clock) -> str:
+    return iso(clock.now())

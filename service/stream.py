@@ -1,0 +1,64 @@
+"""Server-Sent Events for one viewer of a match: resumable (id = version), heartbeats, bounded life."""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Iterator, Optional
+
+from .play import MatchService, public_event
+from .repository import Loaded
+
+RETRY_MS = 1000
+SPECTATOR = "spectator"
+
+
+def items_for(svc: MatchService, loaded: Loaded, viewer: Any, after: int) -> list[dict]:
+    """The events after `after` as `viewer` sees them: a seat as on GET .../events (everything once
+    the match is over), a spectator always as the public (engine.redact(event, None))."""
+    if viewer == SPECTATOR:
+        stored = svc.repo.read(loaded.match_id, after, until=loaded.version)
+        return [public_event(event, None) for event in stored]
+    return svc.feed(loaded, viewer, after)[1]
+
+
+def message(item: dict) -> str:
+    data = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {item['version']}\ndata: {data}\n\n"
+
+
+def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetime: float, heartbeat: float,
+           poll: float, allowed=None) -> Iterator[str]:
+    """Yield SSE messages from version `after` on until `lifetime` seconds pass or the match is over.
+
+    `allowed(loaded)` (spectators) may end the stream early, e.g. when spectating is turned off.
+    """
+    yield f"retry: {RETRY_MS}\n\n"
+    started = beat = time.monotonic()
+    last = after
+    while True:
+        if svc.repo.version(match_id) > last:
+            loaded = svc.repo.load(match_id)
+            if allowed is not None and not allowed(loaded):
+                yield "event: forbidden\ndata: {\"code\": \"spectating_disabled\"}\n\n"
+                return
+            for item in items_for(svc, loaded, viewer, last):
+                yield message(item)
+            last, beat = max(last, loaded.version), time.monotonic()
+            if loaded.over:
+                yield f"event: end\ndata: {json.dumps({'version': last})}\n\n"
+                return
+        now = time.monotonic()
+        if now - started >= lifetime:
+            return
+        if now - beat >= heartbeat:
+            yield ": heartbeat\n\n"
+            beat = now
+        time.sleep(min(poll, max(0.0, lifetime - (now - started))))
+
+
+def start_after(last_event_id: Optional[str], after: Optional[int]) -> Optional[int]:
+    """The version to resume after: Last-Event-ID wins over ?after=; None when unreadable."""
+    if last_event_id is not None:
+        text = last_event_id.strip()
+        return int(text) if text.isdigit() else None
+    return after if after is not None else 0
