@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from dataclasses import replace
 from typing import Any, Optional
 
 import engine
@@ -73,7 +74,7 @@ class MatchService:
             if seat == rooms.SEATS - 1:
                 events += self._start_events(loaded)
             try:
-                self.repo.append(match_id, loaded.version, events)
+                self.repo.append_on(loaded, events)
                 return seat
             except ConcurrencyError:
                 continue
@@ -112,7 +113,7 @@ class MatchService:
             raise version_conflict(loaded.version)
         events = engine.decide(loaded.state, {**command, "seat": seat})
         try:
-            return self.repo.append(match_id, loaded.version, events, key, fingerprint)
+            return self.repo.append_on(loaded, events, None, key, fingerprint)
         except ConcurrencyError as exc:
             raise version_conflict(exc.current_version) from None
 
@@ -127,24 +128,42 @@ class MatchService:
             return None
 
     def advance(self, match_id: str) -> Loaded:
-        """Deal new hands and play every bot decision until a human must decide (or the end)."""
+        """Deal new hands and play every bot decision until a human must decide (or the end).
+
+        The decisions are computed in memory and appended in one transaction (one fsync); a
+        concurrent append makes the whole batch be recomputed on the new state. With a bot
+        delay each bot move is appended on its own, so others see the bots play one by one.
+        """
         for _ in range(ADVANCE_LIMIT):
             loaded = self.repo.load(match_id)
-            command = self._automatic_command(loaded)
-            if command is None:
-                return loaded
-            if self.bot_delay and "seat" in command:
-                time.sleep(self.bot_delay)
-            try:
-                events = engine.decide(loaded.state, command)
-            except engine.IllegalAction as exc:
-                log.error("automatic command %r refused in %s: %s", command, match_id, exc)
+            events, state = self._automatic_events(loaded)
+            if not events:
                 return loaded
             try:
-                self.repo.append(match_id, loaded.version, events)
+                self.repo.append_on(loaded, events, state)
             except ConcurrencyError:
                 continue
         return self.repo.load(match_id)
+
+    def _automatic_events(self, loaded: Loaded) -> tuple[list[dict], Any]:
+        """Every deal and bot decision from `loaded` on, and the engine state after them."""
+        events: list[dict] = []
+        for _ in range(ADVANCE_LIMIT):
+            command = self._automatic_command(loaded)
+            if command is None:
+                break
+            if self.bot_delay and "seat" in command:
+                if events:
+                    break
+                time.sleep(self.bot_delay)
+            try:
+                new = engine.decide(loaded.state, command)
+            except engine.IllegalAction as exc:
+                log.error("automatic command %r refused in %s: %s", command, loaded.match_id, exc)
+                break
+            events += new
+            loaded = replace(loaded, version=loaded.version + len(new), state=engine.fold(new, loaded.state))
+        return events, loaded.state
 
     @staticmethod
     def _automatic_command(loaded: Loaded) -> Optional[dict]:

@@ -115,6 +115,19 @@ class MatchRepository:
                                  [to_new_event(e) for e in events],
                                  idempotency_key, request_fingerprint=fingerprint)
 
+    def append_on(self, loaded: Loaded, events: list[dict[str, Any]], state: Any = None,
+                  idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
+        """Append on top of `loaded`, then cache the match folded in memory (no re-read, no re-fold).
+
+        `state` is the engine state after `events` when the caller already has it. The append only
+        succeeds at exactly `loaded.version`, so the folded result is the match at the new version;
+        the cache never moves backwards, so a newer state cached by a racing request is kept.
+        """
+        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint)
+        if not result.replayed and result.last_version == loaded.version + len(events):
+            self.cache.put(_folded(loaded, events, state, result.last_version))
+        return result
+
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
         limit = None if until is None else max(0, until - after)
         if limit == 0:
@@ -126,3 +139,15 @@ class MatchRepository:
 
     def match_ids(self) -> list[str]:
         return [s[len(STREAM_PREFIX):] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]
+
+
+def _folded(loaded: Loaded, events: list[dict[str, Any]], state: Any, version: int) -> Loaded:
+    """`loaded` with freshly appended events applied (service events to the room, the rest to the engine)."""
+    room = loaded.room
+    for event in events:
+        if event["type"] in rooms.SERVICE_EVENT_TYPES:
+            room = rooms.evolve(room, event["type"], to_new_event(event).payload)
+    if state is None:
+        fresh = [e for e in events if e["type"] not in rooms.SERVICE_EVENT_TYPES]
+        state = engine.fold(fresh, loaded.state) if fresh else loaded.state
+    return Loaded(loaded.match_id, version, state, room)
