@@ -143,6 +143,9 @@ class ActionResultSchema(Schema):
     first_version = fields.Integer()
     version = fields.Integer(metadata={"description": "version after this action's own events"})
     events = fields.List(fields.Nested(EventItemSchema))
+    view = fields.Nested(PrivateViewSchema, metadata={
+        "description": "the acting seat's view after the bots and the dealer moved (as GET .../view); "
+                       "its version is the ETag and the next If-Match"})
 
 
 class EventsQuerySchema(Schema):

@@ -5,9 +5,11 @@ from flask import jsonify
 from flask_smorest import Blueprint
 
 from ..play import public_event
+from ..presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
-from ..web import fingerprint, idempotency_key, if_match_version, require_token, seat_for, service
+from ..web import (etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for,
+                   service)
 from . import errors
 
 blp = Blueprint("actions", __name__, url_prefix="/api/matches",
@@ -18,10 +20,15 @@ blp = Blueprint("actions", __name__, url_prefix="/api/matches",
 @blp.arguments(ActionSchema, error_status_code=400)
 @blp.alt_response(200, schema=ActionResultSchema, success=True,
                   headers={"Idempotent-Replayed": {"schema": {"type": "string"},
-                                                   "description": "true when answering a retried Idempotency-Key"}})
+                                                   "description": "true when answering a retried Idempotency-Key"},
+                           "ETag": {"schema": {"type": "string"},
+                                    "description": "\"v<version>\" of the returned view (use it as the next If-Match)"}})
 @errors(blp, 401, 403, 404, 409, 413, 422, 503)
 def act(data, match_id):
-    """Apply one action; 409 if If-Match/expected_version is stale, 422 if the rules forbid it."""
+    """Apply one action; the answer carries the seat's fresh view, so the next action needs no GET.
+
+    409 if If-Match/expected_version is stale, 422 if the rules forbid it.
+    """
     svc = service()
     loaded = svc.repo.load(match_id)
     seat = seat_for(loaded, require_token())
@@ -31,10 +38,12 @@ def act(data, match_id):
     request_fp = fingerprint(seat, {**command, "expected_version": expected}) if key else None
     result = svc.act(match_id, seat, command, expected, key, request_fp)
     stored = svc.repo.read(match_id, result.first_version - 1, until=result.last_version)
+    fresh = svc.repo.load(match_id)  # cached by the append: no re-fold
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
-            "events": [public_event(event, seat) for event in stored]}
+            "events": [public_event(event, seat) for event in stored], "view": private_view(fresh, seat)}
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
+    response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})
     return response
 
 
