@@ -119,6 +119,19 @@ def import_log(args: argparse.Namespace) -> int:
     return run_import(args)
 
 
+# -- tick (correspondence play: service/correspondence.py) -------------------------------
+def _tick_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument("--every", type=float, default=None,
+                        help="repeat every N seconds instead of running once (e.g. a Procfile clock line)")
+
+
+@command("tick", "settle every overdue move deadline in every match and deliver due webhook notices", _tick_args)
+def tick(args: argparse.Namespace) -> int:
+    from .correspondence import run_tick
+    return run_tick(args)
+
+
 # -- entry point --------------------------------------------------------------------
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="tilefold", description="Tilefold mahjong match service")
