@@ -192,6 +192,8 @@ def _check_size(counts: Sequence[int], wilds: int, sets: int, extra: int) -> boo
 
 def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> bool:
     """True when the concealed part (naturals + wilds) forms `sets` sets and a pair (G-4), or seven pairs."""
+    if stand_in is not None and not counts[stand_in[0]]:
+        stand_in = None  # no 白板 held: nothing can stand in
     if stand_in is None and wilds == 0:
         if _complete_no_wild(counts, 3 * sets + 2):
             return True
@@ -200,7 +202,8 @@ def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) ->
         return _check_size(counts, 0, 4, 2)
     if not _check_size(counts, wilds, sets, 2):
         return False
-    for _, variant in _stand_in_variants(counts, stand_in):
+    variants = (counts,) if stand_in is None else (v for _, v in _stand_in_variants(counts, stand_in))
+    for variant in variants:
         if _min_wilds_standard(variant) <= wilds:
             return True
         if seven_pairs and sets == 4 and _seven_pairs_ok(variant, wilds):
@@ -369,6 +372,23 @@ def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: 
                 result.add(tuple(sorted(sub + (block,), key=_block_key)))
     memo[key] = result
     return result
+
+
+def lowest_blocks(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int):
+    """(block, counts left, wilds used) for each block holding the lowest natural tile (G-9).
+
+    With no natural tile left, each block made of wilds alone. Taking such blocks one after another
+    reaches every decomposition of `decompositions` (the same blocks and wild places).
+    """
+    i = next((k for k, c in enumerate(counts) if c), -1)
+    if i >= 0:
+        yield from _same_kind_options(counts, i, wilds, sets_left, pairs_left)
+        yield from _seq_options(counts, i, wilds, sets_left)
+        return
+    if sets_left and wilds >= 3:
+        yield from ((b, counts, 3) for b in _ALL_WILD_SETS)
+    if pairs_left and wilds >= 2:
+        yield from ((b, counts, 2) for b in _ALL_WILD_PAIRS)
 
 
 def _as_decomposition(blocks: tuple[Block, ...], seven: bool, stand_ins: int) -> Decomposition:

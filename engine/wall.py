@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from engine.tiles import NUM_KINDS, full_set, name
 
@@ -35,32 +36,29 @@ def seed_from_hex(seed_hex: str) -> bytes:
 
 
 class _Stream:
-    """An endless HMAC-SHA256 byte stream keyed by the seed, for one purpose label."""
+    """An endless HMAC-SHA256 stream keyed by the seed, for one purpose label, read as 32-bit words.
+
+    Block n is HMAC(seed, domain/label/n); its 32 bytes are eight big-endian words, read in order.
+    """
 
     def __init__(self, seed: bytes, label: bytes):
         self._key = seed
-        self._label = label
+        self._prefix = _DOMAIN + b"/" + label + b"/"
         self._counter = 0
-        self._buf = b""
+        self._words: list[int] = []
 
-    def _blocks(self) -> Iterator[bytes]:
-        while True:
-            msg = _DOMAIN + b"/" + self._label + b"/" + self._counter.to_bytes(8, "big")
+    def _word(self) -> int:
+        if not self._words:
+            block = hmac.new(self._key, self._prefix + self._counter.to_bytes(8, "big"), hashlib.sha256).digest()
             self._counter += 1
-            yield hmac.new(self._key, msg, hashlib.sha256).digest()
-
-    def take(self, n: int) -> bytes:
-        blocks = self._blocks()
-        while len(self._buf) < n:
-            self._buf += next(blocks)
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+            self._words = list(reversed(struct.unpack(">8I", block)))
+        return self._words.pop()
 
     def below(self, bound: int) -> int:
         """A uniform integer in [0, bound) by rejection sampling on 32-bit draws."""
         limit = (1 << 32) - ((1 << 32) % bound)
         while True:
-            x = int.from_bytes(self.take(4), "big")
+            x = self._word()
             if x < limit:
                 return x % bound
 
