@@ -8,6 +8,11 @@ from .orders import MAX_DEADLINE, MIN_DEADLINE
 from .schemas import EventItemSchema, MatchCreateSchema, SeatPublicSchema, Strict
 
 
+def strict_bool(**kwargs) -> fields.Boolean:
+    """A JSON true/false only (not "yes", 1 or "on")."""
+    return fields.Boolean(truthy={True}, falsy={False}, **kwargs)
+
+
 def _check_url(value: str) -> None:
     problem = check_url(value)
     if problem:
@@ -30,9 +35,9 @@ class DeadlineSchema(Schema):
 
 
 class OrdersSchema(Strict):
-    auto_pass = fields.Boolean(load_default=False, metadata={
+    auto_pass = strict_bool(load_default=False, metadata={
         "description": "answer pass to every question (claims, rob-the-kong, 报听 window) unless hu is legal"})
-    auto_discard = fields.Boolean(load_default=False, metadata={
+    auto_discard = strict_bool(load_default=False, metadata={
         "description": "on one's own turn discard the drawn tile unless hu is legal"})
 
 
@@ -56,7 +61,7 @@ class WebhookResultSchema(Schema):
 
 
 class SpectatingSchema(Strict):
-    enabled = fields.Boolean(required=True)
+    enabled = strict_bool(required=True)
 
 
 class SpectatingResultSchema(Schema):

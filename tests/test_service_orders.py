@@ -1,0 +1,102 @@
+"""Standing orders: auto_pass / auto_discard answer for a seat at once, recorded as "standing_order"."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from correspondence_helpers import App, preset  # noqa: F401 (fixture)
+from test_service_deadlines import HANDS
+
+
+@pytest.fixture
+def t(tmp_path):
+    return App(tmp_path)
+
+
+def put_orders(t, match_id, token, **orders):
+    reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", orders, token=token)
+    assert reply.status == 200, reply
+    return reply.body
+
+
+def test_orders_are_events_and_can_be_read_back(t):
+    match_id, _, tokens = t.match(deadline=None)
+    body = put_orders(t, match_id, tokens[2], auto_pass=True, auto_discard=False)
+    assert body["seat"] == 2 and body["auto_pass"] and not body["auto_discard"]
+    got = t.api.call("GET", f"/api/matches/{match_id}/orders", token=tokens[2]).body
+    assert (got["auto_pass"], got["auto_discard"]) == (True, False)
+    [event] = [e for e in t.stored(match_id) if e.type == "orders_set"]
+    assert event.payload == {"seat": 2, "auto_pass": True, "auto_discard": False}
+    put_orders(t, match_id, tokens[2])  # PUT replaces: missing fields are false
+    assert t.api.call("GET", f"/api/matches/{match_id}/orders", token=tokens[2]).body["auto_pass"] is False
+
+
+@pytest.mark.parametrize("body,status,code", [
+    ({"auto_pass": "yes"}, 400, "invalid_body"), ({"auto_pass": True, "extra": 1}, 400, "invalid_body")])
+def test_bad_orders(t, body, status, code):
+    match_id, _, tokens = t.match(deadline=None)
+    reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", body, token=tokens[0])
+    assert (reply.status, reply.body["code"]) == (status, code)
+
+
+def test_orders_need_a_seat_token(t):
+    match_id, owner, _ = t.match(deadline=None)
+    assert t.api.call("PUT", f"/api/matches/{match_id}/orders", {}).body["code"] == "missing_token"
+    assert t.api.call("PUT", f"/api/matches/{match_id}/orders", {}, token=owner).body["code"] == "invalid_token"
+
+
+def test_auto_pass_skips_a_pung_question_but_wins_are_still_offered(t, preset):
+    preset(HANDS, "7s7s1p", wild="N")
+    match_id, _, tokens = t.match("hanshan", deadline=None)
+    for seat in (1, 2, 3):
+        put_orders(t, match_id, tokens[seat], auto_pass=True)
+    # the 报听 question at the deal is answered pass for seats 1 and 2
+    assert [(e["seat"], e["window"]) for e in t.reasons(match_id, "standing_order")] == [(1, "ting"), (2, "ting")]
+    t.act(match_id, tokens[0], "discard", "5p")  # a win for 1 and 2, a pung for 3
+    answered = t.reasons(match_id, "standing_order")[2:]
+    assert [(e["seat"], e["response"], e["window"]) for e in answered] == [(3, "pass", "claim")]
+    for seat in (1, 2):
+        assert {"action": "hu"} in t.api.view(match_id, tokens[seat]).body["legal_actions"]
+
+
+def test_three_seats_on_standing_orders_leave_only_the_fourth_to_decide(t):
+    match_id, _, tokens = t.match("koudiandian", {"hands": 1}, deadline=None)
+    for seat in (1, 2, 3):
+        put_orders(t, match_id, tokens[seat], auto_pass=True, auto_discard=True)
+    rng, asked_others = random.Random(5), 0
+    for _ in range(2_000):
+        if t.api.summary(match_id)["status"] == "over":
+            break
+        for seat in (1, 2, 3):  # nobody else is ever asked anything but a win
+            legal = t.api.view(match_id, tokens[seat]).body["legal_actions"]
+            if legal:
+                assert {"action": "hu"} in legal, legal
+                asked_others += 1
+                t.act(match_id, tokens[seat], "hu")
+                break
+        else:
+            view = t.api.view(match_id, tokens[0]).body
+            assert view["legal_actions"], "the match waits for nobody"
+            reply = t.api.act(match_id, tokens[0], rng.choice(view["legal_actions"]), view["version"])
+            assert reply.status == 200, reply
+    assert t.api.summary(match_id)["status"] == "over"
+    by_others = [e for e in t.stored(match_id) if e.payload.get("seat") in (1, 2, 3)
+                 and e.type in ("discarded", "responded") and not e.payload.get("auto")]
+    assert by_others and all(e.payload.get("reason") == "standing_order" for e in by_others)
+
+
+def test_orders_after_the_match_is_over_are_refused(t):
+    match_id, _, tokens = t.match("koudiandian", {"hands": 1}, deadline=None)
+    for seat in range(4):
+        put_orders(t, match_id, tokens[seat], auto_pass=True, auto_discard=True)
+    for _ in range(500):  # everyone on orders: only wins and forced choices remain
+        if t.api.summary(match_id)["status"] == "over":
+            break
+        for token in tokens:
+            legal = t.api.view(match_id, token).body["legal_actions"]
+            if legal:
+                t.api.act(match_id, token, legal[0])
+    assert t.api.summary(match_id)["status"] == "over"
+    reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", {"auto_pass": True}, token=tokens[0])
+    assert (reply.status, reply.body["code"]) == (409, "match_over")
