@@ -9,6 +9,9 @@
   const SEAT_COLOURS = ["var(--seat0)", "var(--seat1)", "var(--seat2)", "var(--seat3)"];
   const SEAT_HEX = ["#d1495b", "#2e86de", "#20a162", "#9b59b6"];
   const VARIANTS = { koudiandian: "扣点点 Koudiandian", hanshan: "含山麻将 Hanshan" };
+  // The wild tile's name in each rule set: 耗子 in 扣点点 (K-13), 配子 in 含山 (H-2).
+  const WILD_NAMES = { koudiandian: "耗子", hanshan: "配子" };
+  const wildName = () => (data && WILD_NAMES[data.variant]) || "配子";
   const BY = { self_draw: ["自摸", "self-draw"], kong_draw: ["杠上开花", "win on a kong replacement"],
                discard: ["点炮", "on a discard"], rob_kong: ["抢杠", "robbing a kong"] };
   const RESP = { pass: ["过", "pass"], pung: ["碰", "pung"], kong: ["杠", "kong"], hu: ["胡", "hu"], ting: ["报听", "ting"] };
@@ -100,7 +103,7 @@
         add(pair("开局", "match starts")); add(VARIANTS[e.variant] || e.variant); break;
       case "hand_started":
         add(pair("第" + e.hand + "局", "hand " + e.hand)); add(pair("庄家", "dealer")); add(seatName(e.dealer));
-        if (e.wild) { add(pair("配子", "wild")); add(tile(e.wild, { small: true })); }
+        if (e.wild) { add(pair(wildName(), "wild")); add(tile(e.wild, { small: true })); }
         break;
       case "drew":
         add(who); add(pair(e.source === "kong" ? "杠后补牌" : "摸牌", e.source === "kong" ? "draws from the kong end" : "draws"));
@@ -181,7 +184,7 @@
       const title = el("span", "pill big", "第" + hand.number + "局 Hand " + hand.number); box.appendChild(title);
       pill("庄家", "dealer", seatName(hand.dealer));
       pill("牌墙", "wall", hand.wall_count).id = "wall-count";
-      if (hand.wild) pill("配子", "wild", tile(hand.wild, { small: true })).id = "wild";
+      if (hand.wild) pill(wildName(), "wild", tile(hand.wild, { small: true })).id = "wild";
     }
     pill("阶段", "phase", PHASE[view.phase] || view.phase);
   }
