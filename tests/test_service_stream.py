@@ -1,0 +1,125 @@
+"""SSE through `tilefold serve` (gunicorn, 2 gthread workers): reconnecting with Last-Event-ID misses nothing."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+requests = pytest.importorskip("requests")
+
+from conftest import MatchClient, requests_transport  # noqa: E402
+from test_service_gunicorn import free_port, wait_until_up  # noqa: E402
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    port = free_port()
+    env = dict(os.environ, TILEFOLD_DB=str(tmp_path / "served.db"), TILEFOLD_STREAM_LIFETIME="1.5",
+               TILEFOLD_STREAM_HEARTBEAT="0.3", TILEFOLD_POLL_INTERVAL="0.02")
+    script = Path(sys.executable).with_name("tilefold")
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
+    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
+    proc = subprocess.Popen(cmd, env=env, cwd=str(Path(__file__).resolve().parents[1]),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, proc)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+class StreamReader(threading.Thread):
+    """Reads the SSE stream, reconnecting with Last-Event-ID after each bounded connection."""
+
+    def __init__(self, url: str, token=None):
+        super().__init__(daemon=True)
+        self.url, self.token = url, token
+        self.items, self.connections, self.heartbeats, self.ended = [], 0, 0, False
+        self.error = None
+
+    def run(self):
+        try:
+            last = None
+            deadline = time.monotonic() + 90
+            while not self.ended and time.monotonic() < deadline:
+                headers = {"Accept": "text/event-stream"}
+                if self.token:
+                    headers["Authorization"] = f"Bearer {self.token}"
+                if last is not None:
+                    headers["Last-Event-ID"] = str(last)
+                with requests.get(self.url, headers=headers, stream=True, timeout=10) as resp:
+                    assert resp.status_code == 200 and resp.headers["Content-Type"].startswith("text/event-stream")
+                    self.connections += 1
+                    event_id, kind = None, None
+                    for line in resp.iter_lines(decode_unicode=True):
+                        if line.startswith(":"):
+                            self.heartbeats += 1
+                        elif line.startswith("id: "):
+                            event_id = int(line[4:])
+                        elif line.startswith("event: "):
+                            kind = line[7:]
+                        elif line.startswith("data: ") and kind is None:
+                            item = json.loads(line[6:])
+                            assert item["version"] == event_id
+                            self.items.append(item)
+                            last = event_id
+                        elif line == "":
+                            if kind == "end":
+                                self.ended = True
+                            event_id, kind = None, None
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+
+
+def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
+    api = MatchClient(requests_transport(server))
+    match_id, owner = api.create("koudiandian", {"hands": 2})
+    token = api.join(match_id, "human")
+    seat_reader = StreamReader(f"{server}/api/matches/{match_id}/stream", token)
+    public_reader = StreamReader(f"{server}/api/matches/{match_id}/stream")
+    seat_reader.start()
+    public_reader.start()
+    api.bots(match_id, owner)
+    rng = random.Random(4)
+    for _ in range(400):  # play slowly enough that the streams reconnect mid-match
+        view = api.view(match_id, token).body
+        if view["status"] == "over":
+            break
+        if view["legal_actions"]:
+            api.act(match_id, token, rng.choice(view["legal_actions"]), view["version"])
+        time.sleep(0.03)
+    seat_reader.join(60)
+    public_reader.join(60)
+    assert seat_reader.error is None and public_reader.error is None, (seat_reader.error, public_reader.error)
+    assert seat_reader.ended and public_reader.ended
+    assert seat_reader.connections >= 2 and public_reader.connections >= 2, "no reconnection happened"
+    everything = api.events(match_id, token).body
+    versions = [e["version"] for e in everything["events"]]
+    assert versions == list(range(1, everything["version"] + 1))
+    for reader in (seat_reader, public_reader):
+        assert [i["version"] for i in reader.items] == versions
+        assert [i["type"] for i in reader.items] == [e["type"] for e in everything["events"]]
+    # the spectator stream redacts every secret; the seat sees its own hand
+    started = [i for i in public_reader.items if i["type"] == "hand_started"]
+    assert started and all(i["payload"]["hands"] == [None] * 4 for i in started)
+    mine = [i for i in seat_reader.items if i["type"] == "hand_started"]
+    assert mine[0]["payload"]["hands"][0] is not None
+    # a resumed stream starts exactly after Last-Event-ID
+    resumed = requests.get(f"{server}/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(versions[-3])},
+                           stream=True, timeout=10)
+    ids = [int(line[4:]) for line in resumed.iter_lines(decode_unicode=True) if line.startswith("id: ")]
+    assert ids == versions[-2:]
