@@ -100,9 +100,9 @@ class MatchService:
             prior = self._prior_result(match_id, key, fingerprint)
             if prior is None:
                 raise
-            return prior
-        if not result.replayed:
-            self.advance(match_id)
+            result = prior
+        # also on a retry: the first attempt may have died (worker killed) before the bots/deal
+        self.advance(match_id)
         return result
 
     def _decide_and_append(self, match_id, seat, command, expected_version, key, fingerprint) -> AppendResult:
