@@ -122,6 +122,7 @@ class PrivateViewSchema(Schema):
     seats = fields.List(fields.Nested(SeatPublicSchema, allow_none=True))
     view = fields.Dict(allow_none=True, metadata={"description": "engine.view(state, seat)"})
     legal_actions = fields.List(fields.Dict())
+    deadlines = fields.List(fields.Dict(), metadata={"description": "pending move deadlines ([] without)"})
 
 
 class ActionSchema(Strict):
