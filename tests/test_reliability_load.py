@@ -147,16 +147,30 @@ def play(ledger: Ledger, base: str, seed: int, stop: threading.Event, finish: bo
             key = uuid.uuid4().hex
             headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key,
                        "If-Match": f'"v{state["version"]}"'}
+            rival = None
+            if rng.random() < 0.3:  # a second tab races the same move at the same version
+                rival_key = uuid.uuid4().hex
+                rival_headers = dict(headers, **{"Idempotency-Key": rival_key})
+                rival = threading.Thread(target=lambda: rival_out.append((rival_key, request(
+                    ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command,
+                    headers=rival_headers))))
+                rival_out: list = []
+                rival.start()
             reply = request(ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command,
                             headers=headers)
-            assert reply.status_code in (200, 409, 422), (reply.status_code, reply.text)
-            if reply.status_code == 200:
-                body = reply.json()
-                with ledger.lock:
-                    ledger.acked.append({"match": match_id, "seat": state["seat"], "key": key,
-                                         "first": body["first_version"], "last": body["version"],
-                                         "command": command})
-                moved = True
+            answers = [(key, reply)]
+            if rival is not None:
+                rival.join()
+                answers += rival_out
+            for sent_key, answer in answers:
+                assert answer.status_code in (200, 409, 422), (answer.status_code, answer.text)
+                if answer.status_code == 200:
+                    body = answer.json()
+                    with ledger.lock:
+                        ledger.acked.append({"match": match_id, "seat": state["seat"], "key": sent_key,
+                                             "first": body["first_version"], "last": body["version"],
+                                             "if_match": state["version"], "command": command})
+                    moved = True
             break  # views are stale after an answer: look again
         if not moved and all(not s["legal_actions"] for _, s in views):
             time.sleep(0.01)
@@ -207,6 +221,7 @@ def audit(ledger: Ledger, db: str) -> dict:
         stream, result = keys[stored_key]
         assert stream == "match-" + act["match"]
         assert (result["first_version"], result["last_version"]) == (act["first"], act["last"]), act
+        assert act["first"] == act["if_match"] + 1, f"accepted against a stale version: {act}"
         first = store.read(stream, after=act["first"] - 1, limit=1)[0]
         assert first.payload.get("seat") == act["seat"], (act, first)
         spans.setdefault(act["match"], []).append((act["first"], act["last"]))
