@@ -120,7 +120,7 @@ def bench_selfplay() -> None:
 
 
 def bench_scoring() -> None:
-    """Hanshan scoring calls per second on winning hands with 0-4 配子 (H-7..H-10, G-10)."""
+    """Hanshan scoring calls per second on winning hands with 0-4 配子 (H-7..H-10, G-10); target >= 500 with 3-4."""
     from engine.options import normalise
     from engine.scoring import WinContext, score
     from engine.tiles import parse

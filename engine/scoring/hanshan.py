@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Callable, Iterator, Optional
+from functools import cached_property, lru_cache
+from typing import Callable, Iterator, NamedTuple, Optional
 
-from engine.hand import Block, decompositions, is_complete
+from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, lowest_blocks
 from engine.scoring.context import Meld, WinContext
 from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, suit_of, to_counts
 
@@ -146,72 +146,178 @@ def _peizi_hands(win: Win) -> Iterator[str]:
 
 # ---------------------------------------------------------------- readings (G-10)
 
+ON_PAIR, CLOSED, OPEN = "pair", "closed", "open"  # where the winning tile sits (H-10 丫当, H-7 全求人)
+
+#: What the reading-dependent patterns see of some blocks of a reading, as a plain tuple (cheap to
+#: join): (honour triplets, only 2-8 suit kinds, only honour kinds, only triplets as sets, bitmask
+#: of 123/456/789 sequence starts (bit 3 x suit + rank // 3), pair of natural 1s or 9s, role of the
+#: winning tile's place: None when it is not in these blocks, else ON_PAIR, CLOSED or OPEN).
+Part = tuple
+_EMPTY: Part = (0, True, True, True, 0, False, None)
+_STRAIGHT = 0b111  # 123, 456 and 789 of one suit (H-7 tongtian)
+
+
+class Facts(NamedTuple):
+    """What a reading (G-10) shows the patterns beyond the Win: only these differ between readings."""
+
+    honour_sets: int  # concealed honour triplets, 配子-completed ones too (H-7 fengpai)
+    simples: bool  # every concealed kind (配子 as played, 白板 as read) is a 2-8 suit kind
+    honours: bool  # every concealed kind is an honour
+    triplets: bool  # every concealed set is a triplet
+    straight: bool  # 123, 456 and 789 of one suit as sequences (H-7 tongtian)
+    terminal_pair: bool  # the pair is two natural 1s or 9s (H-7 yaojiutou)
+    win_role: str  # ON_PAIR, CLOSED (a closed or edge wait) or OPEN
+
+    @classmethod
+    def of(cls, part: Part) -> "Facts":
+        honour_sets, simples, honours, triplets, starts, terminal_pair, role = part
+        straight = any(starts >> 3 * s & _STRAIGHT == _STRAIGHT for s in range(3))
+        return cls(honour_sets, simples, honours, triplets, straight, terminal_pair, role)
+
 
 @dataclass(frozen=True)
 class Reading:
-    """One way to read the win (G-10): the concealed blocks (sets, then the pair) and the winning tile's place."""
+    """One way to read the win (G-10), as far as scoring can tell readings apart."""
 
     win: Win
-    blocks: tuple[Block, ...]
-    win_block: int
-    win_pos: int
+    facts: Facts
 
     @property
     def ctx(self) -> WinContext:
         return self.win.ctx
 
-    @property
-    def pair(self) -> Block:
-        return self.blocks[-1]
 
-    @property
-    def sets(self) -> tuple[Block, ...]:
-        return self.blocks[:-1]
-
-    @property
-    def win_in(self) -> Block:
-        return self.blocks[self.win_block]
-
-    @cached_property
-    def stood_for(self) -> tuple[int, ...]:
-        """Every kind the hand stands for: concealed blocks (配子 as assigned, 白板 as read) and melds."""
-        return tuple(k for b in self.blocks for k in b.kinds) + tuple(self.win.meld_tiles)
+def _join(a: Part, b: Part) -> Part:
+    """The part of the blocks of a and of b together (the winning tile sits in at most one)."""
+    return (a[0] + b[0], a[1] and b[1], a[2] and b[2], a[3] and b[3], a[4] | b[4], a[5] or b[5], a[6] or b[6])
 
 
-def readings(win: Win) -> Iterator[Reading]:
-    """Every decomposition with every place the winning tile can take in it."""
-    for d in decompositions(win.naturals, win.wilds_held, sets=win.sets, stand_in=win.stand_in):
-        for i, block in enumerate(d.blocks):
-            for pos in range(len(block.kinds)):
-                if _can_sit(win, block, pos):
-                    yield Reading(win, d.blocks, i, pos)
+def _block_part(block: Block, wild: Optional[int]) -> Part:
+    """The part of one block, the winning tile elsewhere (配子 as assigned, 白板 as read)."""
+    simples = all(not is_honour(k) and rank_of(k) not in (1, 9) for k in block.kinds)
+    honours = is_honour(block.kind)
+    if block.shape == PAIR:
+        # H-7 yaojiutou: no 配子 in the pair and not 白板 playing the 配子's kind
+        terminal = not block.wild_positions and block.kind != wild and rank_of(block.kind) in (1, 9)
+        return (0, simples, honours, True, 0, terminal, None)
+    if block.shape == TRIPLET:
+        return (int(honours), simples, honours, True, 0, False, None)
+    starts = 1 << (3 * suit_of(block.kind) + block.kind % 9 // 3) if block.kind % 3 == 0 else 0
+    return (0, simples, honours, False, starts, False, None)
 
 
-def _can_sit(win: Win, block: Block, pos: int) -> bool:
+def _role(block: Block, pos: int) -> str:
+    """H-10: the winning tile at `pos` completes a single (pair), closed or edge wait, or an open one."""
+    if block.shape == PAIR:
+        return ON_PAIR
+    if block.shape != SEQ:
+        return OPEN
+    first = rank_of(block.kind)
+    closed = pos == 1 or (pos == 2 and first == 1) or (pos == 0 and first == 7)
+    return CLOSED if closed else OPEN
+
+
+def _can_sit(tile: int, wild: Optional[int], block: Block, pos: int) -> bool:
     """Can the winning tile be the tile at this place: a 配子 in a wild place, else a natural one of its kind.
 
     A natural place of the 配子's kind is always a 白板 stand-in (every tile of that kind is wild).
     """
-    tile = win.ctx.win_tile
-    if tile == win.wild:
+    if tile == wild:
         return pos in block.wild_positions
     if pos in block.wild_positions:
         return False
     kind = block.kinds[pos]
-    return kind == tile or (tile == WHITE and kind == win.wild)
+    return kind == tile or (tile == WHITE and kind == wild)
+
+
+@lru_cache(maxsize=1 << 16)
+def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ...]:
+    """The block's part without the winning tile, then one per role the winning tile can take in it."""
+    base = _block_part(block, wild)
+    places = range(len(block.kinds))
+    roles = dict.fromkeys(_role(block, p) for p in places if _can_sit(tile, wild, block, p))
+    return (base, *(base[:6] + (role,) for role in roles))
+
+
+def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict) -> set[Part]:
+    """Parts of every way to split counts + wilds into `sets` sets and `pairs` pairs (memoised per call)."""
+    key = (counts, wilds, sets, pairs)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _split_parts(win, counts, wilds, sets, pairs, memo)
+    return found
+
+
+def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict) -> set[Part]:
+    """G-10 without listing decompositions: the block holding the lowest tile, joined with each part of the rest."""
+    if not any(counts):
+        return _wild_only_parts(wilds, sets, pairs, win.wild, win.ctx.win_tile)
+    out: set[Part] = set()
+    for block, rest, used in lowest_blocks(counts, wilds, sets, pairs):
+        pair = block.shape == PAIR
+        subs = _parts(win, rest, wilds - used, sets - (not pair), pairs - pair, memo)
+        if subs:
+            _join_into(out, _block_parts(block, win.wild, win.ctx.win_tile), subs)
+    return out
+
+
+def _join_into(out: set[Part], parts: tuple[Part, ...], subs: set[Part]) -> None:
+    """Add each block part joined with each part of the rest that does not also hold the winning tile."""
+    for hon, simples, honours, triplets, starts, terminal, role in parts:  # _join, inlined: the hot loop
+        out.update((hon + h, simples and s, honours and o, triplets and t, starts | b, terminal or p, role or r)
+                   for h, s, o, t, b, p, r in subs if role is None or r is None)
+
+
+@lru_cache(maxsize=1 << 12)
+def _wild_only_parts(wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> frozenset[Part]:
+    """Parts of the blocks made of wilds alone once no natural tile is left (the same for every hand)."""
+    if not sets and not pairs:
+        return frozenset((_EMPTY,) if not wilds else ())
+    out: set[Part] = set()
+    for block, _, used in lowest_blocks((0,) * NUM_KINDS, wilds, sets, pairs):
+        pair = block.shape == PAIR
+        subs = _wild_only_parts(wilds - used, sets - (not pair), pairs - pair, wild, tile)
+        if subs:
+            _join_into(out, _block_parts(block, wild, tile), subs)
+    return frozenset(out)
+
+
+def _stand_in_counts(win: Win) -> Iterator[tuple[int, ...]]:
+    """The natural counts with 0, 1, ... of the 白板 tiles read as the 配子's kind (H-2)."""
+    yield tuple(win.naturals)
+    if win.stand_in is not None:
+        for j in range(1, win.naturals[WHITE] + 1):
+            moved = list(win.naturals)
+            moved[WHITE] -= j
+            moved[win.wild] += j
+            yield tuple(moved)
+
+
+def all_facts(win: Win) -> set[Facts]:
+    """The distinct facts of every reading: decomposition x 配子 assignment x 白板 reading x winning-tile place."""
+    memo: dict = {}
+    parts: set[Part] = set()
+    for counts in _stand_in_counts(win):
+        parts |= _parts(win, counts, win.wilds_held, win.sets, 1, memo)
+    return {Facts.of(p) for p in parts if p[6] is not None}
+
+
+def readings(win: Win) -> Iterator[Reading]:
+    """Every reading in the order of hand.decompositions, block by block and place by place (G-10 ties)."""
+    tile = win.ctx.win_tile
+    for d in decompositions(win.naturals, win.wilds_held, sets=win.sets, stand_in=win.stand_in):
+        whole = _EMPTY
+        for block in d.blocks:
+            whole = _join(whole, _block_part(block, win.wild))
+        for block in d.blocks:
+            for pos in range(len(block.kinds)):
+                if _can_sit(tile, win.wild, block, pos):
+                    yield Reading(win, Facts.of(whole[:6] + (_role(block, pos),)))
 
 
 def is_yadang(r: Reading) -> bool:
     """H-10 丫当: the winning tile completes a closed, an edge or a single (pair) wait; every H-8 hand is 丫当."""
-    if r.win.peizi_hands:
-        return True
-    block = r.win_in
-    if block.shape == "pair":
-        return True
-    if block.shape != "seq":
-        return False
-    first = rank_of(block.kind)
-    return r.win_pos == 1 or (r.win_pos == 2 and first == 1) or (r.win_pos == 0 and first == 7)
+    return bool(r.win.peizi_hands) or r.facts.win_role != OPEN
 
 
 # ---------------------------------------------------------------- the 25 patterns (H-7, H-8)
@@ -230,8 +336,7 @@ class Pattern:
 
 def _honour_sets(r: Reading) -> int:
     """H-7 fengpai: honour triplets (配子-completed too) in the hand plus honour pungs and kongs."""
-    concealed = sum(1 for b in r.sets if b.shape == "triplet" and is_honour(b.kind))
-    return concealed + sum(1 for m in r.ctx.melds if is_honour(m.tile))
+    return r.facts.honour_sets + sum(1 for m in r.ctx.melds if is_honour(m.tile))
 
 
 def _kongs(r: Reading, kinds: tuple[str, ...]) -> int:
@@ -240,7 +345,7 @@ def _kongs(r: Reading, kinds: tuple[str, ...]) -> int:
 
 def _duanyao(r: Reading) -> int:
     """H-7: no 1, 9 or honour among the kinds the hand stands for (a 配子 counts as what it plays)."""
-    return all(not is_honour(k) and rank_of(k) not in (1, 9) for k in r.stood_for)
+    return r.facts.simples and all(not is_honour(k) and rank_of(k) not in (1, 9) for k in r.win.meld_tiles)
 
 
 def _wanshi(r: Reading) -> int:
@@ -257,8 +362,7 @@ def _queyimen(r: Reading) -> int:
 
 def _yaojiutou(r: Reading) -> int:
     """H-7: the pair is two natural 1s or 9s: no 配子 in it and not 白板 playing the 配子's kind."""
-    pair = r.pair
-    return not pair.wild_positions and pair.kind != r.win.wild and rank_of(pair.kind) in (1, 9)
+    return r.facts.terminal_pair
 
 
 def _ming_sihuo(r: Reading) -> int:
@@ -285,20 +389,19 @@ def _qingyise(r: Reading) -> int:
 
 def _duiduihu(r: Reading) -> int:
     """H-7: every set is a triplet, pung or kong."""
-    return all(b.shape == "triplet" for b in r.sets)
+    return r.facts.triplets
 
 
 def _tongtian(r: Reading) -> int:
     """H-7: 123, 456 and 789 of one suit as sequences of the hand."""
-    starts = {b.kind for b in r.sets if b.shape == "seq"}
-    return any({s * 9, s * 9 + 3, s * 9 + 6} <= starts for s in range(3))
+    return r.facts.straight
 
 
 def _quanqiuren(r: Reading) -> int:
     """H-7: four pungs/exposed or added kongs, single wait on the pair, won on a discard."""
     melds = r.ctx.melds
     no_concealed = all(m.kong != "concealed" for m in melds)
-    return len(melds) == 4 and no_concealed and r.ctx.win_by in DISCARD_WINS and r.win_in.shape == "pair"
+    return len(melds) == 4 and no_concealed and r.ctx.win_by in DISCARD_WINS and r.facts.win_role == ON_PAIR
 
 
 def _peizi_hand(code: str) -> Callable[[Reading], int]:
@@ -319,7 +422,7 @@ def _dihu(r: Reading) -> int:
 
 def _fengyise(r: Reading) -> int:
     """H-7: every kind the hand stands for is an honour, still four sets and a pair."""
-    return all(is_honour(k) for k in r.stood_for)
+    return r.facts.honours and all(is_honour(k) for k in r.win.meld_tiles)
 
 
 def _baoting(r: Reading) -> int:
@@ -440,6 +543,27 @@ def outcome(r: Reading) -> Outcome:
     return Outcome(points, yadang, deltas(r.ctx, sum(points.values()), extras(r.ctx, yadang)))
 
 
+def best_outcome(win: Win) -> Outcome:
+    """G-10: the outcome of the reading giving the winner most (then the higher pattern score).
+
+    Readings are scored once per distinct Facts. When several different outcomes tie for the best,
+    the first reading found in the order of hand.decompositions decides, as a plain search would.
+    """
+    rank = _ranker(win)
+    scored = {facts: outcome(Reading(win, facts)) for facts in all_facts(win)}
+    top = max(map(rank, scored.values()))
+    tied = {(tuple(o.patterns.items()), o.yadang): o for o in scored.values() if rank(o) == top}
+    if len(tied) == 1:
+        return next(iter(tied.values()))
+    return next(scored[r.facts] for r in readings(win) if rank(scored[r.facts]) == top)
+
+
+def _ranker(win: Win) -> Callable[[Outcome], tuple[int, int]]:
+    """G-10 order of outcomes: what the winner receives, then the pattern score."""
+    seat = win.ctx.seat
+    return lambda o: (o.deltas[seat], o.total)
+
+
 def illegal_reason(win: Win) -> Optional[str]:
     """The stable code of docs/CONTRACTS.md when the win is not legal (H-1, H-3), else None."""
     ctx, opts = win.ctx, win.ctx.options
@@ -479,7 +603,7 @@ def score(ctx: WinContext) -> dict:
     reason = illegal_reason(win)
     if reason:
         return {"ok": False, "reason": reason}
-    best = max((outcome(r) for r in readings(win)), key=lambda o: (o.deltas[ctx.seat], o.total))
+    best = best_outcome(win)
     return {
         "ok": True,
         "patterns": [{"code": code, "points": pts} for code, pts in best.patterns.items()],
