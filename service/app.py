@@ -4,7 +4,7 @@ from __future__ import annotations
 import http
 from typing import Any, Mapping, Optional
 
-from flask import Flask
+from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
@@ -58,7 +58,19 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     for blp in blueprints():
         api.register_blueprint(blp)
     correspondence.install(app)  # deadlines, standing orders, webhooks (docs/API.md)
+    app.before_request(_refuse_oversized_streams)
     return app
+
+
+def _refuse_oversized_streams() -> None:
+    """A chunked body (no Content-Length) over the limit is refused with 413, not silently cut.
+
+    Werkzeug reads such a stream only up to MAX_CONTENT_LENGTH; reading one byte more makes its
+    limited stream raise RequestEntityTooLarge when the client sent more than the limit.
+    """
+    if request.content_length is None and request.method in ("POST", "PUT", "PATCH"):
+        request.get_data(cache=True)
+        request.stream.read(1)
 
 
 def _service(settings: Mapping[str, Any]) -> MatchService:

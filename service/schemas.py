@@ -99,7 +99,7 @@ class JoinedSchema(Schema):
 
 
 class BotsSchema(Strict):
-    count = fields.Integer(validate=validate.Range(min=1, max=3), load_default=None,
+    count = fields.Integer(strict=True, validate=validate.Range(min=1, max=3), load_default=None,
                            metadata={"description": "how many empty seats to fill (default all)"})
 
 
@@ -128,7 +128,7 @@ class PrivateViewSchema(Schema):
 class ActionSchema(Strict):
     action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
     tile = fields.String(validate=check_tile)
-    expected_version = fields.Integer(validate=validate.Range(min=0),
+    expected_version = fields.Integer(strict=True, validate=validate.Range(min=0),
                                       metadata={"description": "alternative to If-Match"})
 
 
@@ -178,14 +178,14 @@ class ScoreInputSchema(Strict):
 
     variant = fields.String(required=True, validate=validate.OneOf(VARIANTS))
     options = fields.Dict(keys=fields.String(), load_default=dict)
-    seat = fields.Integer(required=True, validate=SEAT)
-    dealer = fields.Integer(required=True, validate=SEAT)
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    dealer = fields.Integer(strict=True, required=True, validate=SEAT)
     hand = fields.String(required=True, validate=check_hand,
                          metadata={"description": "concealed tiles including the winning tile"})
     melds = fields.List(fields.Nested(MeldSchema), load_default=list)
     win_tile = fields.String(required=True, validate=check_tile)
     win_by = fields.String(required=True, validate=validate.OneOf(WIN_BY))
-    discarder = fields.Integer(validate=SEAT, load_default=None, allow_none=True)
+    discarder = fields.Integer(strict=True, validate=SEAT, load_default=None, allow_none=True)
     discarder_ready = fields.Boolean(load_default=False)
     ready = fields.Boolean(load_default=False)
     wild = fields.String(validate=check_tile, load_default=None, allow_none=True)

@@ -70,7 +70,7 @@ def bodies(match_id: str) -> list[tuple[str, str, object, dict, int]]:
         ("POST", acts, json.dumps({"action": "pass", "expected_version": -1}), {}, 400),
         ("POST", acts, json.dumps({"action": "pass", "expected_version": "seven"}), {}, 400),
         ("POST", acts, json.dumps({"action": "pass", "expected_version": 10**30}), {}, 409),
-        ("POST", acts, json.dumps({"action": "pass", "expected_version": 1.5}), {}, 409),  # read as 1
+        ("POST", acts, json.dumps({"action": "pass", "expected_version": 1.5}), {}, 400),  # not a whole number
         ("POST", acts, json.dumps({"action": "pass"}), {"If-Match": "v7 OR 1=1"}, 400),
         ("POST", acts, json.dumps({"action": "pass"}), {"If-Match": '"v' + "9" * 30 + '"'}, 409),
         ("POST", acts, json.dumps({"action": "pass"}), {"Idempotency-Key": "k" * 129}, 400),

@@ -76,3 +76,20 @@ def test_one_human_three_bots_over_http(server):
     missing = requests.get(f"{server}/api/matches/{match_id}/view", timeout=5)
     assert missing.status_code == 401 and missing.headers["Content-Type"].startswith("application/problem+json")
     assert time.monotonic() - started < 120
+
+
+def test_oversized_chunked_body_is_413_through_gunicorn(server):
+    """gunicorn hands a chunked body over without Content-Length; it must not be silently cut to the limit."""
+    head = b'{"variant": "koudiandian", "options": {}}'
+
+    def chunks():
+        yield head
+        for _ in range(20):
+            yield b" " * 10_000
+
+    reply = requests.post(f"{server}/api/matches", data=chunks(), headers={"Content-Type": "application/json"},
+                          timeout=30)
+    assert reply.status_code == 413 and reply.json()["code"] == "body_too_large"
+    small = requests.post(f"{server}/api/matches", data=iter([head]), headers={"Content-Type": "application/json"},
+                          timeout=30)
+    assert small.status_code == 201
