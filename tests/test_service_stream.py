@@ -22,7 +22,7 @@ from test_service_gunicorn import free_port, wait_until_up  # noqa: E402
 @pytest.fixture
 def server(tmp_path: Path):
     port = free_port()
-    env = dict(os.environ, TILEFOLD_DB=str(tmp_path / "served.db"), TILEFOLD_STREAM_LIFETIME="1.5",
+    env = dict(os.environ, TILEFOLD_DB=str(tmp_path / "served.db"), TILEFOLD_STREAM_LIFETIME="1.0",
                TILEFOLD_STREAM_HEARTBEAT="0.3", TILEFOLD_POLL_INTERVAL="0.02")
     script = Path(sys.executable).with_name("tilefold")
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
@@ -93,6 +93,7 @@ def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
     public_reader = StreamReader(f"{server}/api/matches/{match_id}/stream")
     seat_reader.start()
     public_reader.start()
+    time.sleep(1.6)  # both streams idle past their lifetime (heartbeats), end and reconnect
     api.bots(match_id, owner)
     rng = random.Random(4)
     for _ in range(400):  # play slowly enough that the streams reconnect mid-match
@@ -107,6 +108,7 @@ def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
     assert seat_reader.error is None and public_reader.error is None, (seat_reader.error, public_reader.error)
     assert seat_reader.ended and public_reader.ended
     assert seat_reader.connections >= 2 and public_reader.connections >= 2, "no reconnection happened"
+    assert seat_reader.heartbeats > 0 and public_reader.heartbeats > 0
     everything = api.events(match_id, token).body
     versions = [e["version"] for e in everything["events"]]
     assert versions == list(range(1, everything["version"] + 1))
