@@ -27,7 +27,8 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
         "scores": _plain(getattr(state, "scores", None)) if started else None,
     }
     if table:
-        out["table"] = engine.view(state, None) if started else None
+        public = loaded.room.spectating or loaded.over  # the owner may turn spectating off
+        out["table"] = engine.view(state, None) if started and public else None
     return out
 
 

@@ -69,6 +69,7 @@ def test_the_owner_turns_spectating_off_and_on(t):
         assert (refused.status, refused.body["code"]) == (403, "spectating_disabled"), path
         assert refused.headers["Content-Type"].startswith("application/problem+json")
     assert t.api.events(match_id, tokens[1]).status == 200  # seats still see their own feed
+    assert t.api.summary(match_id)["table"] is None  # nor does the public summary show the table
     assert t.api.call("PUT", url, {"enabled": True}, token=owner).body["spectating"] is True
     assert t.api.call("GET", f"/api/matches/{match_id}/spectate").status == 200
 
