@@ -10,13 +10,15 @@ from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
 from ..web import (etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for,
                    service)
-from . import errors
+from . import bearer, errors, headers
 
 blp = Blueprint("actions", __name__, url_prefix="/api/matches",
                 description="Send the caller's decision (Bearer seat token; the seat comes from the token).")
 
 
 @blp.route("/<match_id>/actions", methods=["POST"])
+@bearer(blp)
+@headers(blp, "If-Match", "Idempotency-Key")
 @blp.arguments(ActionSchema, error_status_code=400)
 @blp.alt_response(200, schema=ActionResultSchema, success=True,
                   headers={"Idempotent-Replayed": {"schema": {"type": "string"},

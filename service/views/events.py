@@ -5,13 +5,14 @@ from flask_smorest import Blueprint
 
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
-from . import errors
+from . import bearer, errors
 
 blp = Blueprint("events", __name__, url_prefix="/api/matches",
                 description="Events after ?after=N as the caller may see them.")
 
 
 @blp.route("/<match_id>/events", methods=["GET"])
+@bearer(blp, optional=True)
 @blp.arguments(EventsQuerySchema, location="query", error_status_code=400)
 @blp.response(200, EventListSchema)
 @errors(blp, 403, 404, 503)

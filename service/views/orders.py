@@ -7,13 +7,14 @@ from .. import room as rooms
 from ..correspondence import service
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for
-from . import errors
+from . import bearer, errors
 
 blp = Blueprint("orders", __name__, url_prefix="/api/matches",
                 description="Standing orders per seat (Bearer seat token); spectating on/off (owner token).")
 
 
 @blp.route("/<match_id>/orders", methods=["GET"])
+@bearer(blp)
 @blp.response(200, OrdersResultSchema)
 @errors(blp, 401, 403, 404, 503)
 def get_orders(match_id):
@@ -25,6 +26,7 @@ def get_orders(match_id):
 
 
 @blp.route("/<match_id>/orders", methods=["PUT"])
+@bearer(blp)
 @blp.arguments(OrdersSchema, error_status_code=400)
 @blp.response(200, OrdersResultSchema)
 @errors(blp, 401, 403, 404, 409, 413, 503)
@@ -40,6 +42,7 @@ def put_orders(data, match_id):
 
 
 @blp.route("/<match_id>/spectating", methods=["PUT"])
+@bearer(blp)
 @blp.arguments(SpectatingSchema, error_status_code=400)
 @blp.response(200, SpectatingResultSchema)
 @errors(blp, 401, 403, 404, 409, 413, 503)

@@ -6,7 +6,7 @@ from flask_smorest import Blueprint
 from ..presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
-from . import errors
+from . import bearer, errors
 
 blp = Blueprint("seats", __name__, url_prefix="/api/matches",
                 description="Seats fill in join order; seat 0 deals first. Four seats start the match.")
@@ -23,6 +23,7 @@ def join(data, match_id):
 
 
 @blp.route("/<match_id>/bots", methods=["POST"])
+@bearer(blp)
 @blp.arguments(BotsSchema, error_status_code=400)
 @blp.response(200, BotsAddedSchema)
 @errors(blp, 401, 403, 404, 409, 413, 503)

@@ -9,13 +9,15 @@ from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
 from ..stream import SPECTATOR, events, start_after
 from ..web import optional_viewer, service
-from . import errors
+from . import bearer, errors, headers
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches",
                 description="Server-Sent Events: the caller's visible events, resumable with Last-Event-ID.")
 
 
 @blp.route("/<match_id>/stream", methods=["GET"])
+@bearer(blp, optional=True)
+@headers(blp, "Last-Event-ID")
 @blp.arguments(StreamQuerySchema, location="query", error_status_code=400)
 @blp.alt_response(200, description="text/event-stream; `id:` is the event version, `data:` the event as on "
                                    "GET .../events; `: heartbeat` comments; the stream ends after "

@@ -10,13 +10,15 @@ from ..presenters import private_view
 from ..repository import Loaded
 from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
-from . import errors
+from . import bearer, errors, headers
 
 blp = Blueprint("view", __name__, url_prefix="/api/matches",
                 description="What one seat sees (Bearer seat token).")
 
 
 @blp.route("/<match_id>/view", methods=["GET"])
+@bearer(blp)
+@headers(blp, "If-None-Match")
 @blp.arguments(ViewQuerySchema, location="query", error_status_code=400)
 @blp.alt_response(200, schema=PrivateViewSchema, success=True,
                   headers={"ETag": {"schema": {"type": "string"}, "description": "\"v<version>\""}})

@@ -9,13 +9,14 @@ from ..notify import SIGNATURE_HEADER, new_secret
 from ..repository import stream_of
 from ..schemas_correspondence import WebhookResultSchema, WebhookSchema
 from ..web import require_token, seat_for
-from . import errors
+from . import bearer, errors
 
 blp = Blueprint("webhooks", __name__, url_prefix="/api/matches",
                 description="Signed webhook notices for one seat (Bearer seat token).")
 
 
 @blp.route("/<match_id>/webhook", methods=["PUT"])
+@bearer(blp)
 @blp.arguments(WebhookSchema, error_status_code=400)
 @blp.response(200, WebhookResultSchema)
 @errors(blp, 401, 403, 404, 409, 413, 503)
@@ -32,6 +33,7 @@ def put_webhook(data, match_id):
 
 
 @blp.route("/<match_id>/webhook", methods=["DELETE"])
+@bearer(blp)
 @blp.response(204)
 @errors(blp, 401, 403, 404, 409, 503)
 def delete_webhook(match_id):
