@@ -240,6 +240,16 @@ def _group_of(kind: int) -> int:
     return 3 if kind >= 27 else kind // 9
 
 
+def is_sets_only(counts, wilds=0, *, sets, stand_in=None) -> bool:
+    """True when the naturals plus wilds form exactly `sets` sets and no pair (H-8's hand before the draw)."""
+    if sum(counts) + wilds != 3 * sets:
+        return False
+    if stand_in is not None and not counts[stand_in[0]]:
+        stand_in = None
+    variants = (counts,) if stand_in is None else (v for _, v in _stand_in_variants(counts, stand_in))
+    return any(sum(t[0] for t in _group_tables(v)) <= wilds for v in variants)
+
+
 def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[int]:
     """Kinds whose discard leaves a ready hand: is_complete(counts - d, wilds + 1) for each held d.
 

@@ -1011,3 +1011,15 @@ def test_G10_facts_search_finds_the_facts_of_every_reading(row):
     # the memoised block-by-block search sees exactly the readings hand.decompositions lists
     game = Win(_case_context(row))
     assert all_facts(game) == {r.facts for r in readings(game)}
+
+
+@pytest.mark.parametrize("hand, wild", [("EESSSSWWNNCCCF", "S"), ("EESSWWNNCCFFFF", "F")])
+def test_H8_hands_holding_every_other_honour_score_without_crashing(hand, wild):
+    """Regression: the H-8 check once needed an honour absent from the hand and crashed without one."""
+    from engine.options import normalise
+    from engine.scoring import WinContext, score
+    from engine.tiles import kind, parse
+    tiles = tuple(parse(hand))
+    result = score(WinContext("hanshan", normalise("hanshan", {}), 0, 0, tiles, (), tiles[-1], "self_draw",
+                              wild=kind(wild)))
+    assert "ok" in result

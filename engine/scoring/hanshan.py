@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Callable, Iterator, NamedTuple, Optional
 
-from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, lowest_blocks
+from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
 from engine.scoring.context import Meld, WinContext
 from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, suit_of, to_counts
 
 SELF_DRAWN = ("self_draw", "kong_draw")
 DISCARD_WINS = ("discard", "rob_kong")  # G-7: robbing a kong is a discard win by the konger
 PEIZI_HANDS = ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi")  # H-8
-_FREE_HONOURS = tuple(range(27, WHITE))  # E S W N C F: honour kinds used as a dummy pair
 
 
 # ---------------------------------------------------------------- the facts of one win
@@ -83,18 +82,10 @@ def _meld_size(meld: Meld) -> int:
 
 
 def _sets_only(counts: list[int], wilds: int, sets: int, win: Win) -> bool:
-    """True when counts plus wilds form exactly `sets` sets and no pair.
-
-    hand.is_complete wants a pair, so a dummy honour pair XX is added: X is an honour absent from
-    the hand and neither 白板 nor the 配子, so XX can only be the pair or be topped up to sets by
-    wilds that would equally make sets of the rest.
-    """
+    """True when counts plus wilds form exactly `sets` sets and no pair."""
     if wilds < 0 or any(c < 0 for c in counts):
         return False
-    free = next(x for x in _FREE_HONOURS if counts[x] == 0 and x != win.wild)
-    padded = list(counts)
-    padded[free] += 2
-    return is_complete(padded, wilds, sets=sets, stand_in=win.stand_in)
+    return is_sets_only(counts, wilds, sets=sets, stand_in=win.stand_in)
 
 
 def _minus(counts: list[int], *kinds: int) -> list[int]:
