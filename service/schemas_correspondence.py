@@ -8,9 +8,17 @@ from .orders import MAX_DEADLINE, MIN_DEADLINE
 from .schemas import EventItemSchema, MatchCreateSchema, SeatPublicSchema, Strict
 
 
-def strict_bool(**kwargs) -> fields.Boolean:
+class StrictBoolean(fields.Boolean):
     """A JSON true/false only (not "yes", 1 or "on")."""
-    return fields.Boolean(truthy={True}, falsy={False}, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def strict_bool(**kwargs) -> fields.Boolean:
+    return StrictBoolean(**kwargs)
 
 
 def _check_url(value: str) -> None:
