@@ -22,6 +22,9 @@ def self_draw_kind(state: MatchState) -> str:
     return "kong_draw" if state.hand.draw_source == "kong" else "self_draw"
 
 
+_DISCARDS = tuple({"action": "discard", "tile": name(k)} for k in range(34))
+
+
 def legal_actions(state: MatchState, seat: int) -> list[dict]:
     """Every command `seat` may send now, as dicts without the seat (`[]` if nothing is pending)."""
     key = ("legal", seat)
@@ -73,5 +76,5 @@ def turn_actions(state: MatchState, seat: int) -> list[dict]:
     if getattr(rules, "may_ting_then_hu", None) and rules.may_ting_then_hu(state, seat):
         out.append({"action": "ting"})
     out.extend({"action": "ting", "tile": name(k)} for k in rules.turn_ting_tiles(state, seat))
-    out.extend({"action": "discard", "tile": name(k)} for k, n in enumerate(me.counts) if n)
+    out.extend(_DISCARDS[k] for k, n in enumerate(me.counts) if n)  # shared templates: callers get copies
     return out

@@ -50,7 +50,8 @@ def _pung_helps(state: MatchState, seat: int) -> bool:
 def _best_discard(state: MatchState, seat: int, choices: list[dict]) -> dict:
     counts = state.hand.seats[seat].counts
     wild = state.hand.wild
-    return min(choices, key=lambda a: _keep_value(counts, kind(a["tile"]), wild))
+    values = [_keep_value(counts, kind(a["tile"]), wild) for a in choices]
+    return choices[values.index(min(values))]
 
 
 def _keep_value(counts: list[int], tile: int, wild) -> float:
@@ -62,7 +63,11 @@ def _keep_value(counts: list[int], tile: int, wild) -> float:
 
 
 def _neighbours(counts: list[int], tile: int) -> float:
-    return sum(weight for near, weight in _NEAR[tile] if counts[near])
+    total = 0.0
+    for near, weight in _NEAR[tile]:
+        if counts[near]:
+            total += weight
+    return total
 
 
 def _near(tile: int) -> tuple[tuple[int, float], ...]:

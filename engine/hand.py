@@ -260,7 +260,7 @@ def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None)
         return [d for d in held if is_complete(_minus_one(counts, d), wilds + 1, sets=sets,
                                                seven_pairs=seven_pairs, stand_in=stand_in)]
     tables = _group_tables(counts)
-    odd = sum(c & 1 for c in counts)
+    odd = counts.count(1) + counts.count(3) if isinstance(counts, (list, tuple)) else sum(c & 1 for c in counts)
     pairs_possible = seven_pairs and sets == 4 and odd - 1 <= wilds + 1
     # a discard d lowers the wilds needed by at most 2 (d plus two wilds is a triplet): cheap reject
     if _combine(tables) > wilds + 3 and not pairs_possible:
