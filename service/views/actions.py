@@ -43,6 +43,7 @@ def act(data, match_id):
     fresh = svc.repo.load(match_id)  # cached by the append: no re-fold
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
             "events": [public_event(event, seat) for event in stored], "view": private_view(fresh, seat)}
+    body["view"]["deadlines"] = svc.deadlines_for(fresh)  # as GET view shows them (correspondence play)
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
     response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})
