@@ -20,6 +20,7 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_WEBHOOK_BACKOFF": ("WEBHOOK_BACKOFF", float, 10.0),
     "TILEFOLD_WEBHOOK_POLL": ("WEBHOOK_POLL", float, 1.0),
     "TILEFOLD_WEBHOOK_WORKER": ("WEBHOOK_WORKER", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), True),
+    "TILEFOLD_WEBHOOK_ALLOW_PRIVATE": ("WEBHOOK_ALLOW_PRIVATE", lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"), False),
     "TILEFOLD_STREAM_LIFETIME": ("STREAM_LIFETIME", float, 60.0),
     "TILEFOLD_STREAM_HEARTBEAT": ("STREAM_HEARTBEAT", float, 15.0),
 }

@@ -214,7 +214,8 @@ def _new_event(event: dict):
 def install(app: Flask) -> CorrespondenceService:
     """Replace the app's service with a CorrespondenceService and register the request hooks."""
     settings = DeliverySettings(timeout=app.config["WEBHOOK_TIMEOUT"], attempts=app.config["WEBHOOK_ATTEMPTS"],
-                                backoff=app.config["WEBHOOK_BACKOFF"], poll=app.config["WEBHOOK_POLL"])
+                                backoff=app.config["WEBHOOK_BACKOFF"], poll=app.config["WEBHOOK_POLL"],
+                                allow_private=app.config["WEBHOOK_ALLOW_PRIVATE"])
     clock = app.config.get("CLOCK") or SystemClock()
     app.config["CLOCK"] = clock
     svc = CorrespondenceService.adopt(app.extensions["tilefold"], clock, settings, app.config["WEBHOOK_WORKER"],

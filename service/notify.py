@@ -14,6 +14,8 @@ import logging
 import os
 import secrets
 import threading
+import ipaddress
+import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -46,6 +48,32 @@ def check_url(url: str) -> Optional[str]:
     if parts.username or parts.password:
         return "credentials in the URL are not allowed"
     return None
+
+
+def refused_destination(url: str) -> Optional[str]:
+    """Why delivering to this URL is refused (SSRF guard), or None: every address the host resolves to
+    must be public — not loopback, private, link-local, multicast, reserved or unspecified."""
+    host = urlsplit(url).hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as exc:
+        return f"cannot resolve {host!r}: {exc}"
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0].split("%")[0])
+        if not address.is_global or address.is_multicast:
+            return f"{host!r} resolves to a non-public address ({address}); see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
+    return None
+
+
+def literal_private_host(url: str) -> bool:
+    """True when the URL names a non-public IP literal or localhost (refused at registration, no DNS)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return not ipaddress.ip_address(host).is_global
+    except ValueError:
+        return False
 
 
 def new_secret() -> str:
@@ -124,6 +152,7 @@ class DeliverySettings:
     backoff: float = 10.0  # seconds before the 2nd attempt; doubles each time
     max_backoff: float = 3600.0
     poll: float = 1.0  # how often an idle worker looks for due notices
+    allow_private: bool = False  # deliver to loopback/private addresses (tests, a private network)
 
 
 class Notifier:
@@ -194,7 +223,8 @@ class Notifier:
             self.store.outbox_mark_delivered(item.id, self.clock.now())
             return
         body = encode(notice)
-        error = self._post(hook["url"], hook["secret"], body, item.id)
+        error = None if self.settings.allow_private else refused_destination(hook["url"])
+        error = error or self._post(hook["url"], hook["secret"], body, item.id)
         if error is None:
             self.store.outbox_mark_delivered(item.id, self.clock.now())
         else:

@@ -1,9 +1,10 @@
 """Marshmallow schemas of correspondence play: deadlines, standing orders, webhooks, spectators."""
 from __future__ import annotations
 
+from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate
 
-from .notify import check_url
+from .notify import check_url, literal_private_host
 from .orders import MAX_DEADLINE, MIN_DEADLINE
 from .schemas import EventItemSchema, MatchCreateSchema, SeatPublicSchema, Strict
 
@@ -25,6 +26,9 @@ def _check_url(value: str) -> None:
     problem = check_url(value)
     if problem:
         raise ValidationError(problem)
+    if literal_private_host(value) and not current_app.config.get("WEBHOOK_ALLOW_PRIVATE"):
+        raise ValidationError("webhooks to loopback or private addresses are refused "
+                              "(set TILEFOLD_WEBHOOK_ALLOW_PRIVATE=1 on a private network)")
 
 
 class CorrespondenceCreateSchema(MatchCreateSchema):

@@ -23,7 +23,7 @@ class App:
 
         self.clock = ManualClock()
         settings = {"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True, "CLOCK": self.clock,
-                    "WEBHOOK_WORKER": False}
+                    "WEBHOOK_WORKER": False, "WEBHOOK_ALLOW_PRIVATE": True}
         settings.update(config)
         self.app = create_app(settings)
         self.api = MatchClient(flask_transport(self.app.test_client()))
