@@ -326,7 +326,6 @@ def run_export(args) -> int:
 
 
 def run_verify(args) -> int:
-    import sys
     try:
         rows = parse_log(_read_text(args.target))
     except (OSError, LogError) as exc:

@@ -6,7 +6,6 @@ import random
 import pytest
 
 from engine import decide, evolve, fold, initial_state, legal_actions, pending_seats, view
-from engine.evolve import apply
 from engine.state import MatchState
 from engine.tiles import ALL_TILES, kind, points
 

@@ -18,7 +18,7 @@ import pytest
 
 requests = pytest.importorskip("requests")
 
-from test_service_gunicorn import free_port, wait_until_up  # noqa: E402
+from served import free_port, wait_until_up  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CLIENTS = 10          # one thread per match, driving its four human seats

@@ -140,7 +140,7 @@ def test_deep_link_and_point_of_view(server, page):
     assert position(page) == mid and "seat=" not in page.evaluate("location.hash")
     # following a link to another step (hash change) moves there
     page.evaluate(f"location.hash = '#e={steps[3]['version']}'")
-    page.wait_for_function(f"document.getElementById('slider').value === '3'")
+    page.wait_for_function("document.getElementById('slider').value === '3'")
 
 
 def test_screenshots(server, page, tmp_path):

@@ -1,12 +1,7 @@
 """A whole match over real HTTP against `tilefold serve` (gunicorn, 2 gthread workers)."""
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,48 +10,13 @@ import pytest
 requests = pytest.importorskip("requests")
 
 from conftest import MatchClient, requests_transport  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until_up(base: str, proc: subprocess.Popen, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited with {proc.returncode}")
-        try:
-            if requests.get(base + "/api/matches", timeout=1).status_code == 200:
-                return
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("server did not come up")
+from served import serving  # noqa: E402
 
 
 @pytest.fixture
 def server(tmp_path: Path):
-    port = free_port()
-    env = dict(os.environ, TILEFOLD_DB=str(tmp_path / "served.db"))
-    script = Path(sys.executable).with_name("tilefold")
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
-    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
-    proc = subprocess.Popen(cmd, env=env, cwd=str(Path(__file__).resolve().parents[1]),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(base, proc)
+    with serving(tmp_path / "served.db") as base:
         yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def test_one_human_three_bots_over_http(server):

@@ -2,11 +2,7 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,30 +12,14 @@ import pytest
 requests = pytest.importorskip("requests")
 
 from conftest import MatchClient, requests_transport  # noqa: E402
-from test_service_gunicorn import free_port, wait_until_up  # noqa: E402
+from served import serving  # noqa: E402
 
 
 @pytest.fixture
 def server(tmp_path: Path):
-    port = free_port()
-    env = dict(os.environ, TILEFOLD_DB=str(tmp_path / "served.db"), TILEFOLD_STREAM_LIFETIME="1.0",
-               TILEFOLD_STREAM_HEARTBEAT="0.3", TILEFOLD_POLL_INTERVAL="0.02")
-    script = Path(sys.executable).with_name("tilefold")
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
-    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
-    proc = subprocess.Popen(cmd, env=env, cwd=str(Path(__file__).resolve().parents[1]),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(base, proc)
+    with serving(tmp_path / "served.db", TILEFOLD_STREAM_LIFETIME="1.0", TILEFOLD_STREAM_HEARTBEAT="0.3",
+                 TILEFOLD_POLL_INTERVAL="0.02") as base:
         yield base
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 class StreamReader(threading.Thread):

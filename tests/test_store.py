@@ -2,12 +2,11 @@
 import json
 import sqlite3
 import threading
-import time
 
 import pytest
 
 import events.connection as connection_module
-from events import (AppendResult, ConcurrencyError, EventStore, IdempotencyMismatch, NewEvent,
+from events import (ConcurrencyError, EventStore, IdempotencyMismatch, NewEvent,
                     Registry, StorageUnavailable, UpcastError, compute_hash, verify_chain)
 from events.registry import validate_type_name
 

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from engine import wall as wall_mod
 from engine.tiles import TileError, format_hand, full_set, kind, name, parse, points

@@ -1,0 +1,57 @@
+"""`tilefold serve` (gunicorn, 2 gthread workers) on a free 127.0.0.1 port, for tests over real HTTP."""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import requests
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_up(base: str, proc: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited with {proc.returncode}")
+        try:
+            if requests.get(base + "/api/matches", timeout=1).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("server did not come up")
+
+
+@contextlib.contextmanager
+def serving(db: Path, **env: str) -> Iterator[str]:
+    """Run the service on `db` with extra TILEFOLD_* settings; yield its base URL; stop it after."""
+    port = free_port()
+    environ = dict(os.environ, TILEFOLD_DB=str(db), **env)
+    script = Path(sys.executable).with_name("tilefold")
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
+    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
+    proc = subprocess.Popen(cmd, env=environ, cwd=str(Path(__file__).resolve().parents[1]),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, proc)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
