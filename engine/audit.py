@@ -9,9 +9,9 @@ from typing import Any, Iterable, Optional, Sequence
 from engine.errors import IllegalAction
 from engine.evolve import _HANDLERS, CorruptEvent
 from engine.state import TURN
-from engine.table import initial_state, step
+from engine.table import initial_state, step_in_place
 from engine.tiles import TileError, kind, parse
-from engine.wall import SeedError, seed_from_hex, shuffle_wall, verify
+from engine.wall import SeedError, commitment, salt_for, seed_from_hex, shuffle_wall
 
 #: Event types the engine produces; anything else must be named as a service type or the audit fails.
 ENGINE_EVENT_TYPES = frozenset(_HANDLERS)
@@ -84,7 +84,7 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 return
             report.seeds_verified += 1
         try:
-            produced, after = step(state, command)
+            produced = step_in_place(state, command)  # the audit owns `state`: no copy
         except IllegalAction as exc:
             rule = f" ({exc.rule})" if getattr(exc, "rule", None) else ""
             report.failure = AuditFailure(version, event["type"], f"illegal when taken: {exc.code}: {exc.message}{rule}")
@@ -106,7 +106,6 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
                 report.scores = list(got["scores"])
             elif got["type"] == "match_ended":
                 report.finished = True
-        state = after
         i += len(produced)
 
 
@@ -168,7 +167,7 @@ def seed_problem(event: dict) -> Optional[str]:
         return f"unreadable deal: {exc}"
     if wall is None:
         return "the wall played is not the wall the seed derives"
-    if not verify(seed, event.get("commitment") or "", wall):
+    if wall != derived or commitment(salt_for(seed_from_hex(seed)), wall) != (event.get("commitment") or ""):
         return "the seed and the wall played do not match the published commitment"
     return None
 

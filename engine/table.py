@@ -41,23 +41,32 @@ def decide(state: MatchState, command: dict) -> list[dict]:
 
 def step(state: MatchState, command: dict) -> tuple[list[dict], MatchState]:
     """`decide` and the state after its events at once (equal to `fold(events, state)`, computed once)."""
-    if not isinstance(command, dict):
-        raise IllegalAction("bad_command", "a command must be an object")
     first = _command_events(state, command)  # validated against the (cached) state as given
     scratch = state.clone()
+    return _apply_with_consequences(scratch, first), scratch
+
+
+def step_in_place(state: MatchState, command: dict) -> list[dict]:
+    """`decide`, applying the events to `state` itself (for a replay that owns its state, e.g. the audit)."""
+    return _apply_with_consequences(state, _command_events(state, command))
+
+
+def _apply_with_consequences(state: MatchState, first: list[dict]) -> list[dict]:
     events: list[dict] = []
 
     def emit(event: dict) -> None:
         events.append(event)
-        apply(scratch, event)
+        apply(state, event)
 
     for event in first:
         emit(event)
-    _run_automatic(scratch, emit)
-    return events, scratch
+    _run_automatic(state, emit)
+    return events
 
 
 def _command_events(state: MatchState, command: dict) -> list[dict]:
+    if not isinstance(command, dict):
+        raise IllegalAction("bad_command", "a command must be an object")
     action = command.get("action")
     if action == "start_match":
         return [_start_match(state, command)]
