@@ -129,10 +129,19 @@ class Connections:
         """Run fn inside a deferred (snapshot) read transaction, retrying on SQLITE_BUSY."""
         return self._transaction("BEGIN", fn)
 
-    def _transaction(self, begin: str, fn: Callable) -> Any:
+    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+        """The rows of ONE statement run on its own (autocommit: one consistent snapshot), retrying on BUSY.
+
+        No BEGIN/COMMIT around it: a single statement is already atomic; use read() for several.
+        """
+        return self._transaction(None, lambda conn, db: conn.execute(sql, params).fetchall())
+
+    def _transaction(self, begin: Optional[str], fn: Callable) -> Any:
         for attempt in range(MAX_ATTEMPTS):
             conn, db = self.get()
             try:
+                if begin is None:
+                    return fn(conn, db)
                 conn.execute(begin)
                 result = fn(conn, db)
                 conn.execute("COMMIT")

@@ -136,18 +136,18 @@ class EventStore:
     def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [int(limit)]
-        rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
-        return [self._to_stored(row) for row in rows]
+        return [self._to_stored(row) for row in self._db.query(sql, params)]
 
-    def _to_stored(self, row: dict[str, Any]) -> StoredEvent:
-        version, payload = self.registry.upcast(row["type"], row["schema_version"],
-                                                json.loads(row["payload"]))
-        return StoredEvent(row["stream"], row["version"], row["position"], row["type"],
-                           version, payload, row["recorded_at"], row["hash"])
+    def _to_stored(self, row: tuple) -> StoredEvent:
+        """A row of ROW_COLUMNS (position, stream, version, type, schema_version, payload, recorded_at, hash)."""
+        position, stream, stored_version, type_name, schema_version, payload_json, recorded_at, hash_ = row
+        version, payload = self.registry.upcast(type_name, schema_version, json.loads(payload_json))
+        return StoredEvent(stream, stored_version, position, type_name, version, payload, recorded_at, hash_)
 
     def current_version(self, stream: str) -> int:
         """The stream's last version, 0 if it has no events."""
-        return self._db.read(lambda conn, db: _head(conn, stream)[0])
+        rows = self._db.query("SELECT MAX(version) FROM events WHERE stream = ?", [stream])
+        return rows[0][0] or 0
 
     def streams(self) -> list[str]:
         """Every stream that has at least one event, sorted by name."""

@@ -53,17 +53,17 @@ class Decisions:
 
     def rows(self, stream: str) -> list[dict]:
         sql = "SELECT seat, since, due_at, version FROM tf_decisions WHERE stream = ? ORDER BY seat"
-        return self.db.read(lambda conn, db: list(db.query(sql, [stream])))
+        return [dict(zip(("seat", "since", "due_at", "version"), row)) for row in self.db.query(sql, [stream])]
 
     def overdue(self, stream: str, version: int, now: str) -> list[int]:
         """Seats whose decision, as of `version`, was due at `now` or earlier."""
         sql = ("SELECT seat FROM tf_decisions WHERE stream = ? AND version = ? AND due_at IS NOT NULL "
                "AND due_at <= ? ORDER BY seat")
-        return self.db.read(lambda conn, db: [r[0] for r in conn.execute(sql, [stream, version, now])])
+        return [r[0] for r in self.db.query(sql, [stream, version, now])]
 
     def any_overdue(self, stream: str, now: str) -> bool:
         sql = "SELECT 1 FROM tf_decisions WHERE stream = ? AND due_at IS NOT NULL AND due_at <= ? LIMIT 1"
-        return self.db.read(lambda conn, db: conn.execute(sql, [stream, now]).fetchone() is not None)
+        return bool(self.db.query(sql, [stream, now]))
 
     def due_streams(self, now: str) -> list[str]:
         sql = "SELECT DISTINCT stream FROM tf_decisions WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY stream"
