@@ -84,6 +84,9 @@ class CorrespondenceService(MatchService):
 
     def settle(self, match_id: str) -> bool:
         """Take every overdue decision of the match (then bots and deals go on); True if any was due."""
+        cached = self.repo.cache.get(match_id)
+        if cached is not None and not cached.room.deadline_seconds:
+            return False  # fixed at creation: a match without move deadlines never has any due
         if not self.decisions.any_overdue(stream_of(match_id), self.now()):
             return False
         self.advance(match_id)
