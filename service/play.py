@@ -91,11 +91,16 @@ class MatchService:
 
     # -- play -------------------------------------------------------------------
     def act(self, match_id: str, seat: int, command: dict, expected_version: Optional[int],
-            idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
-        """Decide and append one seat's command, then let bots and the dealer move."""
+            idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
+            loaded: Optional[Loaded] = None) -> AppendResult:
+        """Decide and append one seat's command, then let bots and the dealer move.
+
+        `loaded` is the match as the caller just loaded it (saves a read; a stale one only conflicts).
+        """
         key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
         try:
-            result = self._decide_and_append(match_id, seat, command, expected_version, key, fingerprint)
+            loaded = loaded or self.repo.load(match_id)
+            result = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
         except (ApiError, engine.IllegalAction):
             prior = self._prior_result(match_id, key, fingerprint)
             if prior is None:
@@ -105,8 +110,7 @@ class MatchService:
         self.advance(match_id)
         return result
 
-    def _decide_and_append(self, match_id, seat, command, expected_version, key, fingerprint) -> AppendResult:
-        loaded = self.repo.load(match_id)
+    def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> AppendResult:
         if not loaded.started:
             raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
         if expected_version is not None and expected_version != loaded.version:

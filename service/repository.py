@@ -98,6 +98,10 @@ class MatchRepository:
         self.cache.put(loaded)
         return loaded
 
+    def latest(self, match_id: str) -> Loaded:
+        """The newest state this worker knows (cached after its own appends), else load()."""
+        return self.cache.get(match_id) or self.load(match_id)
+
     @staticmethod
     def _fold(match_id: str, cached: Optional[Loaded], new: list[StoredEvent]) -> Loaded:
         state = cached.state if cached else None
