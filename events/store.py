@@ -61,8 +61,14 @@ class EventStore:
     def append(self, stream: str, expected_version: int, events: Sequence[EventLike],
                idempotency_key: Optional[str] = None, *, request_fingerprint: Optional[str] = None,
                outbox: Optional[Iterable[Any]] = None,
-               extra: Optional[Callable[[sqlite3.Connection], None]] = None) -> AppendResult:
-        """Atomically append events if the stream is at expected_version (0 = new stream)."""
+               extra: Optional[Callable[[sqlite3.Connection], None]] = None,
+               own: Optional[int] = None) -> AppendResult:
+        """Atomically append events if the stream is at expected_version (0 = new stream).
+
+        With `own`, only the first `own` events are the request's: the result returned (and
+        remembered under the idempotency key) covers them; the rest are follow-ups written in
+        the same transaction (a replay returns the own events' versions, never the follow-ups').
+        """
         _check_stream(stream)
         _check_expected(expected_version)
         rows = [self._prepare(event) for event in events]
@@ -76,7 +82,7 @@ class EventStore:
                 prior = _prior_result(conn, idempotency_key, stream, fingerprint)
                 if prior is not None:
                     return prior
-            result = _write_events(conn, stream, expected_version, rows)
+            result = _own_part(_write_events(conn, stream, expected_version, rows), own)
             _write_outbox(conn, stream, outbox_json)
             if extra is not None:
                 extra(conn)
@@ -237,6 +243,16 @@ def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: li
                  "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
                  [stream, last, prev_hash])
     return AppendResult(stream, current + 1, last, tuple(positions))
+
+
+def _own_part(result: AppendResult, own: Optional[int]) -> AppendResult:
+    """The result for the first `own` events of an append (all of them when own is None)."""
+    if own is None or own >= len(result.positions):
+        return result
+    if own < 1:
+        raise ValueError("own must be at least 1")
+    return AppendResult(result.stream, result.first_version, result.first_version + own - 1,
+                        result.positions[:own])
 
 
 def _write_outbox(conn: sqlite3.Connection, stream: str, items: list[str]) -> None:

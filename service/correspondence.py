@@ -167,7 +167,7 @@ class TrackingStore:
         return getattr(self._store, name)
 
     def append(self, stream, expected_version, events, idempotency_key=None, *, request_fingerprint=None,
-               outbox=None, extra=None):
+               outbox=None, extra=None, own=None):
         plan = None
         if stream.startswith(STREAM_PREFIX) and 0 < expected_version < PROBE_LIMIT:
             try:
@@ -179,14 +179,15 @@ class TrackingStore:
                 log.exception("planning deadlines/notices for %s failed", stream)
         if plan is None:
             return self._store.append(stream, expected_version, events, idempotency_key,
-                                      request_fingerprint=request_fingerprint, outbox=outbox, extra=extra)
+                                      request_fingerprint=request_fingerprint, outbox=outbox, extra=extra,
+                                      own=own)
         notices_, rows = plan
         if idempotency_key is not None and request_fingerprint is None:  # keep retries' fingerprints stable
             body = {"stream": stream, "expected": expected_version, "events": [_event_dict(e) for e in events]}
             request_fingerprint = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
         result = self._store.append(stream, expected_version, events, idempotency_key,
                                     request_fingerprint=request_fingerprint,
-                                    outbox=list(outbox or ()) + notices_, extra=_both(extra, rows))
+                                    outbox=list(outbox or ()) + notices_, extra=_both(extra, rows), own=own)
         if notices_ and not result.replayed:
             self._svc.notifier.wake()
         return result

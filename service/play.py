@@ -116,10 +116,25 @@ class MatchService:
         if expected_version is not None and expected_version != loaded.version:
             raise version_conflict(loaded.version)
         events = engine.decide(loaded.state, {**command, "seat": seat})
+        follow, state = self._follow_ups(loaded, events, key is not None and fingerprint is None)
         try:
-            return self.repo.append_on(loaded, events, None, key, fingerprint)
+            return self.repo.append_on(loaded, events + follow, state, key, fingerprint, own=len(events))
         except ConcurrencyError as exc:
             raise version_conflict(exc.current_version) from None
+
+    def _follow_ups(self, loaded: Loaded, events: list[dict], alone: bool) -> tuple[list[dict], Any]:
+        """The bot moves after a seat's `events`, appended with them (one transaction).
+
+        They stop at the next deal (advance() deals, as on a retry after a crash). None with a
+        bot delay (bots then move one by one) or when `alone` (the store fingerprints a keyed
+        append without a fingerprint by its events: bot moves must not be part of it).
+        """
+        state = engine.fold(events, loaded.state)
+        if self.bot_delay or alone:
+            return [], state
+        after = replace(loaded, version=loaded.version + len(events), state=state)
+        follow, end = self._automatic_events(after, deals=False)
+        return follow, (end if follow else state)
 
     def _prior_result(self, match_id: str, key: Optional[str], fingerprint: Optional[str]) -> Optional[AppendResult]:
         """The first result for a retried Idempotency-Key, or None (nothing is ever written)."""
@@ -149,12 +164,12 @@ class MatchService:
                 continue
         return self.repo.load(match_id)
 
-    def _automatic_events(self, loaded: Loaded) -> tuple[list[dict], Any]:
-        """Every deal and bot decision from `loaded` on, and the engine state after them."""
+    def _automatic_events(self, loaded: Loaded, deals: bool = True) -> tuple[list[dict], Any]:
+        """Every deal (unless not `deals`) and bot decision from `loaded` on, and the state after them."""
         events: list[dict] = []
         for _ in range(ADVANCE_LIMIT):
             command = self._automatic_command(loaded)
-            if command is None:
+            if command is None or (not deals and "seat" not in command):
                 break
             if self.bot_delay and "seat" in command:
                 if events:

@@ -114,22 +114,26 @@ class MatchRepository:
         return Loaded(match_id, new[-1].version, state, room)
 
     def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]],
-               idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
+               idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
+               own: Optional[int] = None) -> AppendResult:
+        """Append to the match's stream; `own`: see EventStore.append (the result covers those)."""
+        extra = {} if own is None else {"own": own}
         return self.store.append(stream_of(match_id), expected_version,
                                  [to_new_event(e) for e in events],
-                                 idempotency_key, request_fingerprint=fingerprint)
+                                 idempotency_key, request_fingerprint=fingerprint, **extra)
 
     def append_on(self, loaded: Loaded, events: list[dict[str, Any]], state: Any = None,
-                  idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None) -> AppendResult:
+                  idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
+                  own: Optional[int] = None) -> AppendResult:
         """Append on top of `loaded`, then cache the match folded in memory (no re-read, no re-fold).
 
         `state` is the engine state after `events` when the caller already has it. The append only
         succeeds at exactly `loaded.version`, so the folded result is the match at the new version;
         the cache never moves backwards, so a newer state cached by a racing request is kept.
         """
-        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint)
-        if not result.replayed and result.last_version == loaded.version + len(events):
-            self.cache.put(_folded(loaded, events, state, result.last_version))
+        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint, own)
+        if not result.replayed and result.first_version == loaded.version + 1:
+            self.cache.put(_folded(loaded, events, state, loaded.version + len(events)))
         return result
 
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
