@@ -132,11 +132,13 @@ def acknowledged_versions(ack_path):
 def test_sigkill_loses_no_acknowledged_batch_and_leaves_no_partial_one(tmp_path, seed):
     path, ack_path = str(tmp_path / "events.db"), str(tmp_path / "acks.txt")
     EventStore.initialise(path, registry=Registry())
-    ctx = mp.get_context("fork")
+    # spawn, not fork: forking a test process that has other threads (webhook workers, servers of
+    # earlier tests) can hand the child a lock held forever, which once stalled this test.
+    ctx = mp.get_context("spawn")
     ready = ctx.Event()
     child = ctx.Process(target=batch_appender, args=(path, ack_path, ready))
     child.start()
-    assert ready.wait(timeout=20), "child never acknowledged an append"
+    assert ready.wait(timeout=60), "child never acknowledged an append"
     time.sleep(random.Random(seed).uniform(0.3, 1.0))
     os.kill(child.pid, signal.SIGKILL)
     child.join(timeout=10)
