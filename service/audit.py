@@ -283,11 +283,6 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdi
     return verdict
 
 
-def new_match_id() -> str:
-    import secrets
-    return secrets.token_urlsafe(12)
-
-
 def frames_allowed(loaded: Loaded, owner_token: Optional[str]) -> bool:
     """A finished match replays for anyone; one in progress only for its owner (public frames)."""
     return loaded.over or rooms.matches(owner_token, loaded.room.owner_token_hash)
@@ -341,7 +336,7 @@ def run_import(args) -> int:
     try:
         rows = parse_log(_read_text(args.target))
         repo = _repo(args.db)
-        match_id = new_match_id()
+        match_id = rooms.new_match_id()
         verdict = import_rows(repo, rows, match_id)
     except (OSError, LogError) as exc:
         print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)

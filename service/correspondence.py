@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import secrets as _secrets
 from typing import Any, Callable, Optional
 
 from flask import Flask, current_app, request
@@ -65,7 +64,7 @@ class CorrespondenceService(MatchService):
         from engine.options import normalise
 
         normalised = normalise(variant, options)
-        match_id, owner_token = _secrets.token_urlsafe(12), rooms.new_token()
+        match_id, owner_token = rooms.new_match_id(), rooms.new_token()
         event = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
                  "owner_token_hash": rooms.token_hash(owner_token), "deadline_seconds": deadline_seconds}
         self.repo.append(match_id, 0, [event])

@@ -32,7 +32,7 @@ class MatchService:
     def create(self, variant: str, options: Optional[dict]) -> tuple[str, str, Loaded]:
         """A new match (options validated by the engine); returns (id, owner token, match)."""
         normalised = normalise(variant, options)
-        match_id, owner_token = secrets.token_urlsafe(12), rooms.new_token()
+        match_id, owner_token = rooms.new_match_id(), rooms.new_token()
         event = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
                  "owner_token_hash": rooms.token_hash(owner_token)}
         self.repo.append(match_id, 0, [event])

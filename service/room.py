@@ -68,6 +68,15 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def new_match_id() -> str:
+    """A fresh, unguessable match id (96 bits) that never starts with '-' (a command line would read
+    `tilefold export -x…` as an option)."""
+    while True:
+        match_id = secrets.token_urlsafe(12)
+        if not match_id.startswith("-"):
+            return match_id
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 

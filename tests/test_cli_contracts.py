@@ -65,3 +65,13 @@ def test_score_prints_the_contract_and_exit_codes():
     assert code == 1 and json.loads(out) == {"ok": False, "reason": "not_ready"}
     code, _, err = run(["score", "-"], "{not json")
     assert code == 2 and err.strip()
+
+
+def test_match_ids_never_start_with_a_dash(monkeypatch):
+    """`tilefold export -x…` would read a leading '-' as an option: ids are drawn again until they don't."""
+    import secrets
+
+    from service import room
+    draws = iter(["-starts-with-dash", "fine_id"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(draws))
+    assert room.new_match_id() == "fine_id"
