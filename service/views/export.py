@@ -5,6 +5,7 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
 from .. import audit
+from .. import room as rooms
 from ..presenters import summary
 from ..problems import ApiError
 from ..web import service
@@ -40,7 +41,7 @@ def import_match():
     except audit.LogError as exc:
         raise ApiError(400, "invalid_log", str(exc)) from None
     repo = service().repo
-    match_id = audit.new_match_id()
+    match_id = rooms.new_match_id()
     verdict = audit.import_rows(repo, rows, match_id)
     body = {"id": match_id, "verdict": verdict.text(), "match": summary(repo.load(match_id), table=False)}
     return body, 201, {"Location": f"/api/matches/{match_id}"}
