@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import itertools
 import io
 import os
 import pstats
@@ -12,27 +13,14 @@ import time
 
 sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # repo root, not bench/ (bench/http.py)
 
-import engine  # noqa: E402
+from engine.selfplay import play_match  # noqa: E402
 from events import compute_hash  # noqa: E402
 from service.audit import parse_log, to_ndjson, verify_rows  # noqa: E402
 
 
 def selfplay(variant: str, hands: int) -> list[dict]:
-    state = engine.initial_state()
-    command = {"action": "start_match", "variant": variant, "options": {"hands": hands}, "first_dealer": 0}
-    events, hand = [], 0
-    while True:
-        produced = engine.decide(state, command)
-        state = engine.fold(produced, state)
-        events.extend(produced)
-        if state.phase == "match_over":
-            return events
-        if state.needs_new_hand:
-            hand += 1
-            command = {"action": "start_hand", "seed": hashlib.sha256(f"bench/{variant}/{hand}".encode()).hexdigest()}
-        else:
-            seat = engine.pending_seats(state)[0]
-            command = {**engine.bot_action(state, seat), "seat": seat}
+    seeds = (hashlib.sha256(f"bench/{variant}/{hand}".encode()).hexdigest() for hand in itertools.count(1))
+    return play_match(variant, {"hands": hands}, seeds)[1]
 
 
 def exported(events: list[dict], stream: str) -> str:

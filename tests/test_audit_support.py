@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from typing import Optional
 
 import engine
+from engine.selfplay import play_match
 from events import compute_hash
 
 
@@ -35,23 +37,9 @@ def open_match(app, variant: str = "koudiandian") -> tuple[str, str]:
 
 
 def selfplay(variant: str = "koudiandian", options: Optional[dict] = None, label: str = "bench") -> list[dict]:
-    """Engine-only self-play with bots to the match's end (deterministic seeds)."""
-    state = engine.initial_state()
-    command = {"action": "start_match", "variant": variant, "options": options or {"hands": 4}, "first_dealer": 0}
-    events: list[dict] = []
-    hand = 0
-    while True:
-        produced = engine.decide(state, command)
-        state = engine.fold(produced, state)
-        events.extend(produced)
-        if state.phase == "match_over":
-            return events
-        if state.needs_new_hand:
-            hand += 1
-            command = {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{hand}".encode()).hexdigest()}
-        else:
-            seat = engine.pending_seats(state)[0]
-            command = {**engine.bot_action(state, seat), "seat": seat}
+    """Engine-only self-play with bots to the match's end (deterministic seeds: label/1, label/2, ...)."""
+    seeds = (hashlib.sha256(f"{label}/{hand}".encode()).hexdigest() for hand in itertools.count(1))
+    return play_match(variant, options or {"hands": 4}, seeds)[1]
 
 
 def chained_rows(events: list[dict], stream: str = "match-selfplay") -> list[dict]:
