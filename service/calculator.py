@@ -10,7 +10,7 @@ from engine.options import OptionError, normalise
 from engine.scoring.context import Meld, WinContext
 from engine.tiles import TileError, kind, parse
 
-from .schemas import ScoreInputSchema
+from .schemas import ScoreInputSchema, flatten_errors
 
 
 class CalculatorInputError(ValueError):
@@ -28,7 +28,7 @@ def load_context(data: Mapping[str, Any]) -> WinContext:
     try:
         fields = ScoreInputSchema().load(data)
     except ValidationError as exc:
-        raise CalculatorInputError(f"invalid input: {_flat(exc.messages)}", exc.messages) from None
+        raise CalculatorInputError(f"invalid input: {flatten_errors(exc.messages)}", exc.messages) from None
     return context_from_fields(fields)
 
 
@@ -70,10 +70,3 @@ def as_json(result: Any) -> dict[str, Any]:
         return dataclasses.asdict(result)
     return dict(result)
 
-
-def _flat(errors: Any) -> str:
-    if isinstance(errors, dict):
-        return "; ".join(f"{key}: {_flat(value)}" for key, value in errors.items())
-    if isinstance(errors, list):
-        return ", ".join(_flat(item) for item in errors)
-    return str(errors)

@@ -11,6 +11,8 @@ from werkzeug.exceptions import HTTPException
 
 from events import IdempotencyMismatch, StorageUnavailable
 
+from .schemas import flatten_errors
+
 PROBLEM_TYPE = "application/problem+json"
 log = logging.getLogger(__name__)
 
@@ -78,16 +80,9 @@ def _body_problem(status: int, messages: Any) -> Response:
     errors = messages.get("json", messages) if isinstance(messages, dict) else messages
     if errors == ["Invalid JSON body."]:
         return problem(400, "invalid_json", "the request body is not valid JSON")
-    return problem(400, "invalid_body", f"the request body does not fit the schema: {_flat(errors)}",
+    return problem(400, "invalid_body", f"the request body does not fit the schema: {flatten_errors(errors)}",
                    errors=errors)
 
-
-def _flat(errors: Any) -> str:
-    if isinstance(errors, dict):
-        return "; ".join(f"{key}: {_flat(value)}" for key, value in errors.items())
-    if isinstance(errors, list):
-        return ", ".join(_flat(item) for item in errors)
-    return str(errors)
 
 
 def handle_too_deep(error: RecursionError) -> Response:

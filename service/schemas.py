@@ -200,3 +200,12 @@ class ScoreResultSchema(Schema):
         unknown = RAISE
 
     ok = fields.Boolean()
+
+
+def flatten_errors(errors: Any) -> str:
+    """marshmallow's nested error messages as one readable line ("field: message; other: ...")."""
+    if isinstance(errors, dict):
+        return "; ".join(f"{key}: {flatten_errors(value)}" for key, value in errors.items())
+    if isinstance(errors, list):
+        return ", ".join(flatten_errors(item) for item in errors)
+    return str(errors)
