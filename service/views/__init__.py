@@ -5,7 +5,36 @@ import functools
 import http
 from typing import Callable
 
-from flask_smorest import Blueprint
+import flask_smorest
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint, minus per-request cost where a decorator only documents.
+
+    `alt_response` and `doc` record OpenAPI data and, upstream, also wrap the view in a function
+    that only calls it (through `ensure_sync`); with a dozen such decorators per operation that
+    was a measurable share of a hot request. Here they record the same data on the view itself.
+    `arguments` gets a schema instance, built once, instead of a class webargs would instantiate
+    on every request.
+    """
+
+    def alt_response(self, *args, **kwargs) -> Callable:
+        return _doc_only(super().alt_response(*args, **kwargs))
+
+    @staticmethod
+    def doc(**kwargs) -> Callable:
+        return _doc_only(flask_smorest.Blueprint.doc(**kwargs))
+
+    def arguments(self, schema, *args, **kwargs) -> Callable:
+        return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+
+
+def _doc_only(decorator: Callable) -> Callable:
+    """Keep the `_apidoc` a flask-smorest decorator computes; drop the wrapper it returns."""
+    def apply(func: Callable) -> Callable:
+        func._apidoc = decorator(func)._apidoc
+        return func
+    return apply
 
 
 def errors(blp: Blueprint, *statuses: int) -> Callable:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from flask import jsonify
-from flask_smorest import Blueprint
 
 from ..play import public_event
 from ..presenters import private_view
@@ -10,7 +9,7 @@ from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
 from ..web import (etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for,
                    service)
-from . import bearer, errors, headers
+from . import Blueprint, bearer, errors, headers
 
 blp = Blueprint("actions", __name__, url_prefix="/api/matches",
                 description="Send the caller's decision (Bearer seat token; the seat comes from the token).")

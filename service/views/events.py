@@ -1,11 +1,10 @@
 """A match's event feed, redacted for the caller (everything once the match is over)."""
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
-from . import bearer, errors
+from . import Blueprint, bearer, errors
 
 blp = Blueprint("events", __name__, url_prefix="/api/matches",
                 description="Events after ?after=N as the caller may see them.")

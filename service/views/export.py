@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 from flask import Response, current_app, request
-from flask_smorest import Blueprint
 
 from .. import audit
 from .. import room as rooms
 from ..presenters import summary
 from ..problems import ApiError
 from ..web import service
-from . import errors
+from . import Blueprint, errors
 
 blp = Blueprint("export", __name__, url_prefix="/api/matches",
                 description="Export a finished match's log; import a verified log as a read-only match.")

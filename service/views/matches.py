@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from flask import current_app
-from flask_smorest import Blueprint
 
 from engine.options import OptionError
 
@@ -11,7 +10,7 @@ from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListSchema, MatchSummarySchema
 from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
-from . import errors
+from . import Blueprint, errors
 
 blp = Blueprint("matches", __name__, url_prefix="/api/matches",
                 description="Rooms: create, list and inspect matches (public, no hidden tile).")

@@ -1,13 +1,12 @@
 """A seat's standing orders (auto pass, auto discard) and the owner's spectating switch."""
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 
 from .. import room as rooms
 from ..correspondence import service
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for
-from . import bearer, errors
+from . import Blueprint, bearer, errors
 
 blp = Blueprint("orders", __name__, url_prefix="/api/matches",
                 description="Standing orders per seat (Bearer seat token); spectating on/off (owner token).")

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 from flask import jsonify
-from flask_smorest import Blueprint
 
 from ..calculator import CalculatorInputError, context_from_fields, score_context
 from ..problems import ApiError
 from ..schemas import ScoreInputSchema, ScoreResultSchema
-from . import errors
+from . import Blueprint, errors
 
 blp = Blueprint("score", __name__, url_prefix="/api/score",
                 description="Score one claimed win (no match needed).")

@@ -1,12 +1,11 @@
 """Seats: join a match with a display name; the owner fills empty seats with bots."""
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 
 from ..presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
-from . import bearer, errors
+from . import Blueprint, bearer, errors
 
 blp = Blueprint("seats", __name__, url_prefix="/api/matches",
                 description="Seats fill in join order; seat 0 deals first. Four seats start the match.")

@@ -1,7 +1,6 @@
 """Spectators: a live match's public view and event feed, with no hidden information at all."""
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 
 import engine
 
@@ -10,7 +9,7 @@ from ..presenters import status
 from ..schemas import EventsQuerySchema
 from ..schemas_correspondence import SpectateEventsSchema, SpectateViewSchema
 from ..stream import SPECTATOR, items_for
-from . import errors
+from . import Blueprint, errors
 
 blp = Blueprint("spectate", __name__, url_prefix="/api/matches",
                 description="Read-only public view and feed (engine.view/redact with no seat); no token.")

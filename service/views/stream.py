@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 from flask import Response, current_app, request, stream_with_context
-from flask_smorest import Blueprint
 
 from ..correspondence import require_spectating
 from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
 from ..stream import SPECTATOR, events, start_after
 from ..web import optional_viewer, service
-from . import bearer, errors, headers
+from . import Blueprint, bearer, errors, headers
 
 blp = Blueprint("stream", __name__, url_prefix="/api/matches",
                 description="Server-Sent Events: the caller's visible events, resumable with Last-Event-ID.")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import time
 
 from flask import Response, current_app, jsonify
-from flask_smorest import Blueprint
 
 from ..presenters import private_view
 from ..repository import Loaded
 from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
-from . import bearer, errors, headers
+from . import Blueprint, bearer, errors, headers
 
 blp = Blueprint("view", __name__, url_prefix="/api/matches",
                 description="What one seat sees (Bearer seat token).")

@@ -1,7 +1,6 @@
 """A seat's webhook: register a URL (the signing secret is shown once) or remove it."""
 from __future__ import annotations
 
-from flask_smorest import Blueprint
 
 from .. import room as rooms
 from ..correspondence import service
@@ -9,7 +8,7 @@ from ..notify import SIGNATURE_HEADER, new_secret
 from ..repository import stream_of
 from ..schemas_correspondence import WebhookResultSchema, WebhookSchema
 from ..web import require_token, seat_for
-from . import bearer, errors
+from . import Blueprint, bearer, errors
 
 blp = Blueprint("webhooks", __name__, url_prefix="/api/matches",
                 description="Signed webhook notices for one seat (Bearer seat token).")
