@@ -136,6 +136,10 @@ class Connections:
         """
         return self._transaction(None, lambda conn, db: conn.execute(sql, params).fetchall())
 
+    def execute_alone(self, sql: str, params: Any = ()) -> int:
+        """Run ONE writing statement on its own (autocommit: atomic and durable), retrying on BUSY; its lastrowid."""
+        return self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
+
     def _transaction(self, begin: Optional[str], fn: Callable) -> Any:
         for attempt in range(MAX_ATTEMPTS):
             conn, db = self.get()

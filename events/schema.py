@@ -22,11 +22,19 @@ CREATE TABLE IF NOT EXISTS events (
     UNIQUE (stream, version)
 )"""
 
-APPEND_ONLY_TRIGGERS = [
+#: triggers that keep stream_heads and refuse a version that does not follow the head; an
+#: append can then be a single INSERT statement (EventStore._append_in_one_statement)
+HEAD_TRIGGERS = ("events_version_follows_head", "events_move_head")
+TRIGGERS = [
     """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
     """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS events_version_follows_head BEFORE INSERT ON events
+       WHEN NEW.version != 1 + COALESCE((SELECT version FROM stream_heads WHERE stream = NEW.stream), 0)
+       BEGIN SELECT RAISE(ABORT, 'stream version conflict'); END""",
+    """CREATE TRIGGER IF NOT EXISTS events_move_head AFTER INSERT ON events
+       BEGIN INSERT OR REPLACE INTO stream_heads (stream, version, hash) VALUES (NEW.stream, NEW.version, NEW.hash); END""",
 ]
 
 
@@ -49,8 +57,6 @@ def _enable_wal(connections: Connections) -> None:
 
 def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     conn.execute(EVENTS_DDL)
-    for trigger in APPEND_ONLY_TRIGGERS:
-        conn.execute(trigger)
     db["stream_heads"].create({"stream": str, "version": int, "hash": str},
                               pk="stream", not_null={"version", "hash"}, if_not_exists=True)
     db["idempotency"].create(
@@ -63,4 +69,6 @@ def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
         defaults={"attempts": 0}, if_not_exists=True)
     db["outbox"].create_index(["delivered_at", "next_attempt_at"], if_not_exists=True)
     db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    for trigger in TRIGGERS:
+        conn.execute(trigger)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

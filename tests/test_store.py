@@ -237,9 +237,56 @@ def test_events_table_is_append_only_and_unique(store, path):
         conn.execute("UPDATE events SET payload = '{}'")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         conn.execute("DELETE FROM events")
-    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-        conn.execute("INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
-                     "VALUES ('s', 1, 't', 1, '{}', 'now', 'h')")
+    for version in (1, 3):  # a second version 1, or a gap after the head (1)
+        with pytest.raises(sqlite3.IntegrityError, match="stream version conflict|UNIQUE"):
+            conn.execute("INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
+                         f"VALUES ('s', {version}, 't', 1, '{{}}', 'now', 'h')")
+    assert count(path) == 1
+
+
+# -- single-statement appends (no key, outbox or hook: one INSERT, heads kept by triggers) ------
+def test_plain_append_is_one_statement_and_keeps_the_head(store, path, monkeypatch):
+    statements = []
+    real = store._db.execute_alone
+    monkeypatch.setattr(store._db, "execute_alone", lambda sql, params: statements.append(sql) or real(sql, params))
+    first = store.append("s", 0, [ev(1), ev(2), ev(3)])
+    second = store.append("s", 3, [ev(4)])
+    assert len(statements) == 2 and statements[0].count("(?, ?, ?, ?, ?, ?, ?)") == 3
+    assert [e.position for e in store.read("s")] == list(first.positions + second.positions)
+    assert (first.first_version, first.last_version, second.last_version) == (1, 3, 4)
+    with sqlite3.connect(path) as conn:
+        head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = 's'").fetchone()
+    assert head == (4, store.read("s")[-1].hash) and store.verify_stream("s") == []
+
+
+def test_writer_between_head_read_and_insert_is_a_conflict(store, path, monkeypatch):
+    """Another process appends after this one read the head: the triggers refuse the stale rows."""
+    store.append("s", 0, [ev(1)])
+    other = EventStore(path, registry=Registry())
+    real = store._db.execute_alone
+
+    def racing(sql, params):
+        other.append("s", 1, [ev(99)])
+        return real(sql, params)
+
+    monkeypatch.setattr(store._db, "execute_alone", racing)
+    with pytest.raises(ConcurrencyError) as info:
+        store.append("s", 1, [ev(2), ev(3)])
+    assert info.value.current_version == 2
+    assert [e.payload["n"] for e in store.read("s")] == [1, 99] and store.verify_stream("s") == []
+
+
+def test_database_without_head_triggers_appends_in_a_transaction(path):
+    EventStore.initialise(path).close()
+    with sqlite3.connect(path) as conn:
+        for name in ("events_version_follows_head", "events_move_head"):
+            conn.execute(f"DROP TRIGGER {name}")
+    old = EventStore(path, registry=Registry())
+    old.append("s", 0, [ev(1)])
+    old.append("s", 1, [ev(2)])
+    with pytest.raises(ConcurrencyError):
+        old.append("s", 1, [ev(3)])
+    assert old.verify_stream("s") == [] and old.current_version("s") == 2
 
 
 def test_connection_is_reopened_in_another_pid(store, monkeypatch):
