@@ -11,6 +11,7 @@ from flask_smorest.utils import prepare_response
 from events import EventStore
 
 from . import config, correspondence, problems
+from .jsonio import OrjsonProvider
 from .play import MatchService
 from .repository import MatchRepository
 from .schemas import ProblemSchema
@@ -48,6 +49,7 @@ class TilefoldApi(Api):
 def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     """Build the app; settings come from TILEFOLD_* env vars, then `config_overrides`."""
     app = Flask(__name__)
+    app.json = OrjsonProvider(app)
     app.config.update(config.from_env())
     app.config.update(OPENAPI)
     app.config.update({"INIT_DB": True, "JSON_SORT_KEYS": False})
