@@ -17,7 +17,7 @@ def bot_action(state: MatchState, seat: int) -> dict:
         by_action.setdefault(act["action"], []).append(act)
     for wanted in ("hu", "ting", "kong"):
         if wanted in by_action:
-            return _best_discard(state, seat, by_action[wanted]) if wanted == "ting" else by_action[wanted][0]
+            return _ting_choice(state, seat, by_action[wanted]) if wanted == "ting" else by_action[wanted][0]
     if "pung" in by_action and _pung_helps(state, seat):
         return by_action["pung"][0]
     if "pass" in by_action:
@@ -45,6 +45,14 @@ def default_action(state: MatchState, seat: int) -> dict:
 def _pung_helps(state: MatchState, seat: int) -> bool:
     tile = state.hand.window.tile
     return is_honour(tile) or _neighbours(state.hand.seats[seat].counts, tile) == 0
+
+
+def _ting_choice(state: MatchState, seat: int, choices: list[dict]) -> dict:
+    """H-4: 听 without a discard (a complete dealer hand, 胡 next) beats 听 with a discard."""
+    for choice in choices:
+        if "tile" not in choice:
+            return choice
+    return _best_discard(state, seat, choices)
 
 
 def _best_discard(state: MatchState, seat: int, choices: list[dict]) -> dict:

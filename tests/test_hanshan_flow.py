@@ -123,3 +123,14 @@ def test_H12_the_dealer_keeps_the_deal_after_a_draw():
     state, events = when(state, 0, "discard", "9p")
     ended = only(events, "hand_ended")[0]
     assert ended["outcome"] == "draw" and ended["next_dealer"] == 0 and ended["settlement"]["deltas"] == [0] * 4
+
+
+def test_H4_a_bot_offered_ting_without_a_discard_takes_it(monkeypatch):
+    """Found by the API fuzz walk: the bot ranked 听 choices by their tile, and this one has none."""
+    import engine.bot as bot
+    state = given(HS, DEALER_COMPLETE, "9m9m", wild="9s")
+    state, _ = play(state, (1, "pass"), (2, "pass"))
+    assert bot.bot_action(state, 0) == {"action": "hu"}  # 胡 first when it is legal
+    offered = [{"action": "ting"}, {"action": "ting", "tile": "9m"}, {"action": "discard", "tile": "9m"}]
+    monkeypatch.setattr(bot, "legal_actions", lambda s, seat: offered)
+    assert bot.bot_action(state, 0) == {"action": "ting"}
