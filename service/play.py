@@ -106,8 +106,9 @@ class MatchService:
             if prior is None:
                 raise
             result = prior
-        # also on a retry: the first attempt may have died (worker killed) before the bots/deal
-        self.advance(match_id)
+        # also on a retry: the first attempt may have died (worker killed) before the bots/deal;
+        # after a fresh append, start from the state it cached (no re-read when nothing is due)
+        self.advance(match_id, None if result.replayed else self.repo.latest(match_id))
         return result
 
     def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> AppendResult:
@@ -146,15 +147,17 @@ class MatchService:
         except ConcurrencyError:
             return None
 
-    def advance(self, match_id: str) -> Loaded:
+    def advance(self, match_id: str, start: Optional[Loaded] = None) -> Loaded:
         """Deal new hands and play every bot decision until a human must decide (or the end).
 
         The decisions are computed in memory and appended in one transaction (one fsync); a
         concurrent append makes the whole batch be recomputed on the new state. With a bot
         delay each bot move is appended on its own, so others see the bots play one by one.
+        `start`: the match as this worker just wrote it; when nothing is due there, nothing is
+        read (whoever appended anything newer advances from their own append).
         """
         for _ in range(ADVANCE_LIMIT):
-            loaded = self.repo.load(match_id)
+            loaded, start = start or self.repo.load(match_id), None
             events, state = self._automatic_events(loaded)
             if not events:
                 return loaded
