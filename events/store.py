@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from sqlite_utils import Database
 
-from .chain import Problem, canonical_json, compute_hash, verify_chain
+from .chain import Problem, canonical_json, hash_new_row, verify_chain
 from .connection import Connections
 from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
@@ -119,10 +119,9 @@ class EventStore:
         if current != expected:
             raise ConcurrencyError(stream, expected, current)
         recorded_at, params = utc_now(), []
-        for offset, row in enumerate(rows, start=1):
-            full = dict(row, stream=stream, version=current + offset, recorded_at=recorded_at)
-            prev_hash = compute_hash(prev_hash, full)
-            params += [stream, full["version"], row["type"], row["schema_version"], row["payload_json"],
+        for version, row in enumerate(rows, start=current + 1):
+            prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
+            params += [stream, version, row["type"], row["schema_version"], row["payload_json"],
                        recorded_at, prev_hash]
         sql = f"INSERT INTO events ({INSERT_COLUMNS}) VALUES " + ", ".join([INSERT_ROW] * len(rows))
         try:
@@ -165,8 +164,7 @@ class EventStore:
             payload_json = canonical_json(payload)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"payload of {type_name!r} is not JSON-serialisable: {exc}") from exc
-        return {"type": type_name, "schema_version": schema_version,
-                "payload": json.loads(payload_json), "payload_json": payload_json}
+        return {"type": type_name, "schema_version": schema_version, "payload_json": payload_json}
 
     # -- reading --------------------------------------------------------------
     def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
@@ -269,19 +267,22 @@ def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: li
     if current != expected:
         raise ConcurrencyError(stream, expected, current)
     recorded_at, positions = utc_now(), []
-    for offset, row in enumerate(rows, start=1):
-        full = dict(row, stream=stream, version=current + offset, recorded_at=recorded_at)
-        prev_hash = compute_hash(prev_hash, full)
+    for version, row in enumerate(rows, start=current + 1):
+        prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
         cursor = conn.execute(
             f"INSERT INTO events ({INSERT_COLUMNS}) VALUES {INSERT_ROW}",
-            [stream, full["version"], row["type"], row["schema_version"], row["payload_json"],
-             recorded_at, prev_hash])
+            [stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at, prev_hash])
         positions.append(cursor.lastrowid)
     last = current + len(rows)
     conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
                  "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
                  [stream, last, prev_hash])
     return AppendResult(stream, current + 1, last, tuple(positions))
+
+
+def _row_hash(prev_hash: str, stream: str, version: int, row: dict, recorded_at: str) -> str:
+    return hash_new_row(prev_hash, stream, version, row["type"], row["schema_version"], row["payload_json"],
+                        recorded_at)
 
 
 def _own_part(result: AppendResult, own: Optional[int]) -> AppendResult:

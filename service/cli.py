@@ -40,9 +40,14 @@ def serve(args: argparse.Namespace) -> int:
     EventStore.initialise(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
     options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
                "worker_class": "gthread", "timeout": args.timeout, "accesslog": None,
-               "graceful_timeout": 10}
+               "graceful_timeout": 10, "worker_tmp_dir": _memory_dir()}
     GunicornApp(options).run()
     return 0
+
+
+def _memory_dir() -> Optional[str]:
+    """/dev/shm for gunicorn's worker heartbeat file (its docs: a disk-backed one can stall workers)."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 
 def _gunicorn_base():

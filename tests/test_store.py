@@ -4,8 +4,11 @@ import sqlite3
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import events.connection as connection_module
+from events.chain import canonical_json, hash_new_row
 from events import (ConcurrencyError, EventStore, IdempotencyMismatch, NewEvent,
                     Registry, StorageUnavailable, UpcastError, compute_hash, verify_chain)
 from events.registry import validate_type_name
@@ -526,3 +529,20 @@ def test_fault_classification_by_message():
                            ("attempt to write a readonly database", True), ("no such table: x", False)]:
         assert connection_module.is_fault(sqlite3.OperationalError(message)) is fault
     assert connection_module.is_busy(sqlite3.OperationalError("database is locked"))
+
+
+# -- the append path's row hash is compute_hash, byte for byte ------------------------------------
+_json = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 53, 2 ** 53) | st.text(),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                     max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(prev=st.text(), stream=st.text(min_size=1), version=st.integers(1, 10 ** 9), type_name=st.text(min_size=1),
+       schema_version=st.integers(1, 50), payload=st.dictionaries(st.text(), _json, max_size=5),
+       recorded_at=st.text())
+def test_hash_new_row_equals_compute_hash(prev, stream, version, type_name, schema_version, payload, recorded_at):
+    row = {"stream": stream, "version": version, "type": type_name, "schema_version": schema_version,
+           "payload": payload, "recorded_at": recorded_at}
+    assert hash_new_row(prev, stream, version, type_name, schema_version, canonical_json(payload),
+                        recorded_at) == compute_hash(prev, row)
