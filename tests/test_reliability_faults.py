@@ -159,11 +159,11 @@ def test_crash_between_append_and_deal_does_not_stall_the_match(app, api, monkey
     match_id, _, tokens = api.new_match("koudiandian", {"hands": 2})
     real_advance, crashed = svc.advance, []
 
-    def dies_before_dealing(mid):
+    def dies_before_dealing(mid, start=None):
         if not crashed and svc.repo.load(mid).state.needs_new_hand:
             crashed.append(mid)
             raise SystemExit("worker killed")  # like SIGKILL: nothing after the append ran
-        return real_advance(mid)
+        return real_advance(mid, start)
 
     monkeypatch.setattr(svc, "advance", dies_before_dealing)
     rng = random.Random(7)
