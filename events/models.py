@@ -37,6 +37,8 @@ class AppendResult:
     last_version: int
     positions: tuple[int, ...]
     replayed: bool = field(default=False, compare=False)
+    #: the rows' recorded_at, when this append wrote them (not kept for idempotent replays)
+    recorded_at: Optional[str] = field(default=None, compare=False)
 
     @property
     def first_position(self) -> int:

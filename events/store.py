@@ -129,7 +129,8 @@ class EventStore:
         except sqlite3.IntegrityError:  # the version trigger or UNIQUE (stream, version): someone got in first
             raise ConcurrencyError(stream, expected, self.current_version(stream)) from None
         # one statement under the write lock: AUTOINCREMENT gave its rows consecutive positions
-        return AppendResult(stream, current + 1, current + len(rows), tuple(range(last - len(rows) + 1, last + 1)))
+        return AppendResult(stream, current + 1, current + len(rows), tuple(range(last - len(rows) + 1, last + 1)),
+                            recorded_at=recorded_at)
 
     def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
                           request_fingerprint: Optional[str] = None) -> Optional[AppendResult]:
@@ -277,7 +278,7 @@ def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: li
     conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
                  "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
                  [stream, last, prev_hash])
-    return AppendResult(stream, current + 1, last, tuple(positions))
+    return AppendResult(stream, current + 1, last, tuple(positions), recorded_at=recorded_at)
 
 
 def _row_hash(prev_hash: str, stream: str, version: int, row: dict, recorded_at: str) -> str:
@@ -292,7 +293,7 @@ def _own_part(result: AppendResult, own: Optional[int]) -> AppendResult:
     if own < 1:
         raise ValueError("own must be at least 1")
     return AppendResult(result.stream, result.first_version, result.first_version + own - 1,
-                        result.positions[:own])
+                        result.positions[:own], recorded_at=result.recorded_at)
 
 
 def _write_outbox(conn: sqlite3.Connection, stream: str, items: list[str]) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from dataclasses import replace
-from typing import Any, Optional
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple, Optional
 
 import engine
 from engine.options import normalise
@@ -19,6 +19,23 @@ log = logging.getLogger(__name__)
 JOIN_ATTEMPTS = 20
 ADVANCE_LIMIT = 100_000
 PROBE_VERSION = 2**62  # never a real version: an append there only looks up an idempotency key
+
+
+@dataclass(frozen=True)
+class Acted:
+    """A seat's accepted action: what the store returned, and its own engine events when just written."""
+
+    result: AppendResult
+    events: Optional[list[dict]]
+
+
+class Written(NamedTuple):
+    """An event as this request wrote it (what public_event reads of a stored event)."""
+
+    version: int
+    type: str
+    payload: dict
+    recorded_at: str
 
 
 class MatchService:
@@ -92,7 +109,7 @@ class MatchService:
     # -- play -------------------------------------------------------------------
     def act(self, match_id: str, seat: int, command: dict, expected_version: Optional[int],
             idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-            loaded: Optional[Loaded] = None) -> AppendResult:
+            loaded: Optional[Loaded] = None) -> Acted:
         """Decide and append one seat's command, then let bots and the dealer move.
 
         `loaded` is the match as the caller just loaded it (saves a read; a stale one only conflicts).
@@ -100,18 +117,27 @@ class MatchService:
         key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
         try:
             loaded = loaded or self.repo.load(match_id)
-            result = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
+            acted = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
         except (ApiError, engine.IllegalAction):
             prior = self._prior_result(match_id, key, fingerprint)
             if prior is None:
                 raise
-            result = prior
+            acted = Acted(prior, None)
         # also on a retry: the first attempt may have died (worker killed) before the bots/deal;
         # after a fresh append, start from the state it cached (no re-read when nothing is due)
-        self.advance(match_id, None if result.replayed else self.repo.latest(match_id))
-        return result
+        self.advance(match_id, None if acted.result.replayed else self.repo.latest(match_id))
+        return acted
 
-    def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> AppendResult:
+    def own_events(self, match_id: str, acted: Acted) -> list:
+        """The action's own stored events (version, type, payload, recorded_at): as just written
+        after a fresh append, read back for an Idempotency-Key replay."""
+        result = acted.result
+        if acted.events is None or result.recorded_at is None:
+            return self.repo.read(match_id, result.first_version - 1, until=result.last_version)
+        return [Written(version, event["type"], {k: v for k, v in event.items() if k != "type"}, result.recorded_at)
+                for version, event in enumerate(acted.events, start=result.first_version)]
+
+    def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> Acted:
         if not loaded.started:
             raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
         if expected_version is not None and expected_version != loaded.version:
@@ -119,9 +145,10 @@ class MatchService:
         events = engine.decide(loaded.state, {**command, "seat": seat})
         follow, state = self._follow_ups(loaded, events, key is not None and fingerprint is None)
         try:
-            return self.repo.append_on(loaded, events + follow, state, key, fingerprint, own=len(events))
+            result = self.repo.append_on(loaded, events + follow, state, key, fingerprint, own=len(events))
         except ConcurrencyError as exc:
             raise version_conflict(exc.current_version) from None
+        return Acted(result, None if result.replayed else events)
 
     def _follow_ups(self, loaded: Loaded, events: list[dict], alone: bool) -> tuple[list[dict], Any]:
         """The bot moves after a seat's `events`, appended with them (one transaction).

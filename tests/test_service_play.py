@@ -95,3 +95,27 @@ def test_long_poll_returns_when_the_version_changes(app, api):
     thread.join()
     assert reply.status == 200 and reply.body["version"] > view.body["version"]
     assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
+def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant):
+    """The POST answer builds `events` from what it just wrote; the stored feed must say the same."""
+    match_id, _, tokens = api.new_match(variant, {"hands": 1})
+    seen = []
+
+    def compare(token, reply):
+        body = reply.body
+        if reply.status != 200 or "first_version" not in body:
+            return  # a GET view, or a refused action
+        feed = api.events(match_id, token, after=body["first_version"] - 1).body["events"]
+        assert body["events"] == feed[:body["version"] - body["first_version"] + 1]
+        seen.append(len(body["events"]))
+
+    first = next(api.view(match_id, t).body for t in tokens if api.view(match_id, t).body["legal_actions"])
+    token = tokens[first["seat"]]
+    once = api.act(match_id, token, first["legal_actions"][0], first["version"], Idempotency_Key="k")
+    again = api.act(match_id, token, first["legal_actions"][0], first["version"], Idempotency_Key="k")
+    assert again.headers["Idempotent-Replayed"] == "true"  # read back from the store this time
+    assert again.body["events"] == once.body["events"] and once.body["events"]
+    api.play_randomly(match_id, tokens, random.Random(11), on_reply=compare)
+    assert len(seen) > 20 and all(seen)

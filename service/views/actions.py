@@ -37,8 +37,8 @@ def act(data, match_id):
     command = {key: data[key] for key in ("action", "tile") if key in data}
     key = idempotency_key()
     request_fp = fingerprint(seat, {**command, "expected_version": expected}) if key else None
-    result = svc.act(match_id, seat, command, expected, key, request_fp, loaded)
-    stored = svc.repo.read(match_id, result.first_version - 1, until=result.last_version)
+    acted = svc.act(match_id, seat, command, expected, key, request_fp, loaded)
+    result, stored = acted.result, svc.own_events(match_id, acted)
     fresh = svc.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
             "events": [public_event(event, seat) for event in stored], "view": private_view(fresh, seat)}
