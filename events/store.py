@@ -79,8 +79,10 @@ class EventStore:
         if not rows:
             raise ValueError("append needs at least one event")
         outbox_json = [canonical_json(item) for item in outbox or ()]
-        if idempotency_key is None and not outbox_json and extra is None and self._single_statement_ok(rows):
+        single = self._heads_by_triggers() and len(rows) <= MAX_STATEMENT_ROWS
+        if idempotency_key is None and not outbox_json and extra is None and single:
             return _own_part(self._append_in_one_statement(stream, expected_version, rows), own)
+        move_head = not self._heads_by_triggers()
         fingerprint = request_fingerprint or _fingerprint(stream, expected_version, rows, outbox_json)
 
         def transaction(conn: sqlite3.Connection, db: Database) -> AppendResult:
@@ -88,7 +90,7 @@ class EventStore:
                 prior = _prior_result(conn, idempotency_key, stream, fingerprint)
                 if prior is not None:
                     return prior
-            result = _own_part(_write_events(conn, stream, expected_version, rows), own)
+            result = _own_part(_write_events(conn, stream, expected_version, rows, move_head), own)
             _write_outbox(conn, stream, outbox_json)
             if extra is not None:
                 extra(conn)
@@ -98,12 +100,12 @@ class EventStore:
 
         return self._db.write(transaction)
 
-    def _single_statement_ok(self, rows: list[dict]) -> bool:
-        """A plain append can be one INSERT when the schema's triggers keep the stream heads."""
+    def _heads_by_triggers(self) -> bool:
+        """Whether the file's triggers keep stream_heads (any file `initialise` has seen); asked once."""
         if self._heads_by_trigger is None:
             sql = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)"
             self._heads_by_trigger = self._db.query(sql, list(HEAD_TRIGGERS))[0][0] == len(HEAD_TRIGGERS)
-        return self._heads_by_trigger and len(rows) <= MAX_STATEMENT_ROWS
+        return self._heads_by_trigger
 
     def _append_in_one_statement(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
         """Append as ONE multi-row INSERT in autocommit: SQLite's write lock is held only inside it.
@@ -118,18 +120,13 @@ class EventStore:
         current, prev_hash = head[0] if head else (0, "")
         if current != expected:
             raise ConcurrencyError(stream, expected, current)
-        recorded_at, params = utc_now(), []
-        for version, row in enumerate(rows, start=current + 1):
-            prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
-            params += [stream, version, row["type"], row["schema_version"], row["payload_json"],
-                       recorded_at, prev_hash]
-        sql = f"INSERT INTO events ({INSERT_COLUMNS}) VALUES " + ", ".join([INSERT_ROW] * len(rows))
+        recorded_at = utc_now()
+        sql, params, _ = _insert(stream, current, prev_hash, rows, recorded_at)
         try:
             last = self._db.execute_alone(sql, params)
         except sqlite3.IntegrityError:  # the version trigger or UNIQUE (stream, version): someone got in first
             raise ConcurrencyError(stream, expected, self.current_version(stream)) from None
-        # one statement under the write lock: AUTOINCREMENT gave its rows consecutive positions
-        return AppendResult(stream, current + 1, current + len(rows), tuple(range(last - len(rows) + 1, last + 1)),
+        return AppendResult(stream, current + 1, current + len(rows), _positions(last, len(rows)),
                             recorded_at=recorded_at)
 
     def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
@@ -263,22 +260,41 @@ def _head(conn: sqlite3.Connection, stream: str) -> tuple[int, str]:
     return (row[0], row[1]) if row else (0, "")
 
 
-def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict]) -> AppendResult:
+def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict],
+                  move_head: bool = True) -> AppendResult:
+    """Inside a transaction: check the head, insert the rows (MAX_STATEMENT_ROWS an INSERT), and
+    move the head unless the schema's triggers do."""
     current, prev_hash = _head(conn, stream)
     if current != expected:
         raise ConcurrencyError(stream, expected, current)
     recorded_at, positions = utc_now(), []
+    for start in range(0, len(rows), MAX_STATEMENT_ROWS):
+        chunk = rows[start:start + MAX_STATEMENT_ROWS]
+        sql, params, prev_hash = _insert(stream, current + start, prev_hash, chunk, recorded_at)
+        positions += _positions(conn.execute(sql, params).lastrowid, len(chunk))
+    last = current + len(rows)
+    if move_head:
+        conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
+                     "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
+                     [stream, last, prev_hash])
+    return AppendResult(stream, current + 1, last, tuple(positions), recorded_at=recorded_at)
+
+
+def _insert(stream: str, current: int, prev_hash: str, rows: list[dict], recorded_at: str) -> tuple[str, list, str]:
+    """The multi-row INSERT of `rows` after version `current`, their hashes chained from `prev_hash`.
+
+    Returns (sql, params, hash of the last row).
+    """
+    params: list = []
     for version, row in enumerate(rows, start=current + 1):
         prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
-        cursor = conn.execute(
-            f"INSERT INTO events ({INSERT_COLUMNS}) VALUES {INSERT_ROW}",
-            [stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at, prev_hash])
-        positions.append(cursor.lastrowid)
-    last = current + len(rows)
-    conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
-                 "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
-                 [stream, last, prev_hash])
-    return AppendResult(stream, current + 1, last, tuple(positions), recorded_at=recorded_at)
+        params += [stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at, prev_hash]
+    return f"INSERT INTO events ({INSERT_COLUMNS}) VALUES " + ", ".join([INSERT_ROW] * len(rows)), params, prev_hash
+
+
+def _positions(last_position: int, count: int) -> tuple[int, ...]:
+    """The positions of one INSERT's `count` rows: under the write lock, AUTOINCREMENT made them consecutive."""
+    return tuple(range(last_position - count + 1, last_position + 1))
 
 
 def _row_hash(prev_hash: str, stream: str, version: int, row: dict, recorded_at: str) -> str:

@@ -546,3 +546,14 @@ def test_hash_new_row_equals_compute_hash(prev, stream, version, type_name, sche
            "payload": payload, "recorded_at": recorded_at}
     assert hash_new_row(prev, stream, version, type_name, schema_version, canonical_json(payload),
                         recorded_at) == compute_hash(prev, row)
+
+
+def test_a_long_transactional_append_is_chunked_under_one_timestamp(store):
+    """More rows than one INSERT takes (MAX_STATEMENT_ROWS), in a transaction (an idempotency key)."""
+    count = 1234
+    result = store.append("long", 0, [ev(n) for n in range(count)], idempotency_key="long-1")
+    events = store.read("long")
+    assert (result.first_version, result.last_version) == (1, count) and len(events) == count
+    assert [e.position for e in events] == list(result.positions)
+    assert {e.recorded_at for e in events} == {result.recorded_at}
+    assert store.verify_stream("long") == [] and store.current_version("long") == count
