@@ -111,7 +111,7 @@ def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant)
         assert body["events"] == feed[:body["version"] - body["first_version"] + 1]
         seen.append(len(body["events"]))
 
-    first = next(api.view(match_id, t).body for t in tokens if api.view(match_id, t).body["legal_actions"])
+    first = next(view for view in (api.view(match_id, t).body for t in tokens) if view["legal_actions"])
     token = tokens[first["seat"]]
     once = api.act(match_id, token, first["legal_actions"][0], first["version"], Idempotency_Key="k")
     again = api.act(match_id, token, first["legal_actions"][0], first["version"], Idempotency_Key="k")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import room as rooms
 from ..correspondence import service
+from ..repository import Loaded
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for
 from . import Blueprint, bearer, errors
@@ -19,9 +20,7 @@ blp = Blueprint("orders", __name__, url_prefix="/api/matches",
 def get_orders(match_id):
     """The caller's standing orders."""
     loaded = service().repo.load(match_id)
-    seat = seat_for(loaded, require_token())
-    auto_pass, auto_discard = loaded.room.orders[seat]
-    return {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard, "version": loaded.version}
+    return _orders(loaded, seat_for(loaded, require_token()))
 
 
 @blp.route("/<match_id>/orders", methods=["PUT"])
@@ -35,7 +34,11 @@ def put_orders(data, match_id):
     seat = seat_for(svc.repo.load(match_id), require_token())
     event = {"type": rooms.ORDERS_SET, "seat": seat, "auto_pass": data["auto_pass"],
              "auto_discard": data["auto_discard"]}
-    loaded = svc.append_service_event(match_id, event)
+    return _orders(svc.append_service_event(match_id, event), seat)
+
+
+def _orders(loaded: Loaded, seat: int) -> dict:
+    """The seat's standing orders as OrdersResultSchema shows them."""
     auto_pass, auto_discard = loaded.room.orders[seat]
     return {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard, "version": loaded.version}
 
