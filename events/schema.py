@@ -9,9 +9,12 @@ from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
 
 SCHEMA_VERSION = 1
 
+#: `position` is the rowid, given out as max + 1 under the write lock; deletes are refused (the
+#: triggers below), so a position is never reused without AUTOINCREMENT, whose sqlite_sequence
+#: row would be one more page written on every append (files made before keep it; both work)
 EVENTS_DDL = """
 CREATE TABLE IF NOT EXISTS events (
-    position       INTEGER PRIMARY KEY AUTOINCREMENT,
+    position       INTEGER PRIMARY KEY,
     stream         TEXT    NOT NULL,
     version        INTEGER NOT NULL CHECK (version >= 1),
     type           TEXT    NOT NULL,
@@ -22,6 +25,14 @@ CREATE TABLE IF NOT EXISTS events (
     UNIQUE (stream, version)
 )"""
 
+#: one row per stream, its last version and hash; WITHOUT ROWID: the stream name is the
+#: B-tree key, so moving a head rewrites one page, not a table page and an index page
+HEADS_DDL = """
+CREATE TABLE IF NOT EXISTS stream_heads (
+    stream  TEXT    PRIMARY KEY,
+    version INTEGER NOT NULL,
+    hash    TEXT    NOT NULL
+) WITHOUT ROWID"""
 #: triggers that keep stream_heads and refuse a version that does not follow the head; an
 #: append can then be a single INSERT statement (EventStore._append_in_one_statement)
 HEAD_TRIGGERS = ("events_version_follows_head", "events_move_head")
@@ -57,8 +68,7 @@ def _enable_wal(connections: Connections) -> None:
 
 def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     conn.execute(EVENTS_DDL)
-    db["stream_heads"].create({"stream": str, "version": int, "hash": str},
-                              pk="stream", not_null={"version", "hash"}, if_not_exists=True)
+    conn.execute(HEADS_DDL)
     db["idempotency"].create(
         {"key": str, "stream": str, "request_hash": str, "result": str, "created_at": str},
         pk="key", not_null={"stream", "request_hash", "result", "created_at"}, if_not_exists=True)

@@ -292,6 +292,58 @@ def test_database_without_head_triggers_appends_in_a_transaction(path):
     assert old.verify_stream("s") == [] and old.current_version("s") == 2
 
 
+OLD_LAYOUT = """
+CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL,
+    version INTEGER NOT NULL CHECK (version >= 1), type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL CHECK (schema_version >= 1), payload TEXT NOT NULL,
+    recorded_at TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE (stream, version));
+CREATE TABLE [stream_heads] ([stream] TEXT PRIMARY KEY, [version] INTEGER NOT NULL, [hash] TEXT NOT NULL);
+"""
+
+
+def test_new_files_write_few_pages_per_append(path):
+    """No AUTOINCREMENT (no sqlite_sequence row to rewrite) and stream_heads WITHOUT ROWID (no separate
+    index page): a one-event append to an existing stream writes about three pages (events, its
+    (stream, version) index, the head), not six."""
+    store = EventStore.initialise(path, registry=Registry())
+    with sqlite3.connect(path) as conn:
+        tables = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
+    assert "sqlite_sequence" not in tables and "AUTOINCREMENT" not in tables["events"]
+    assert tables["stream_heads"].rstrip().endswith("WITHOUT ROWID")
+    for n in range(1, 41):
+        store.append(f"s{n % 8}", n // 8 if n % 8 else n // 8 - 1, [ev(n)])
+    conn, _ = store._db.get()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.append("s1", 5, [ev(99)])
+    frames = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+    assert frames <= 3  # the earlier layout: 5
+    assert [e.position for e in store.read_all()][-2:] == [40, 41]  # rowids still count up
+
+
+def test_file_with_the_earlier_layout_keeps_working(path):
+    """Files created before (AUTOINCREMENT, a rowid stream_heads) are used as they are."""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(OLD_LAYOUT)
+    store = EventStore.initialise(path, registry=Registry())
+    first = store.append("s", 0, [ev(1), ev(2)])
+    second = store.append("s", 2, [ev(3)], idempotency_key="k")
+    with pytest.raises(ConcurrencyError):
+        store.append("s", 2, [ev(4)])
+    assert list(first.positions + second.positions) == [1, 2, 3]
+    assert store.verify_stream("s") == [] and store.current_version("s") == 3
+    with sqlite3.connect(path) as conn:
+        assert "AUTOINCREMENT" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        assert conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()[0] == 3
+
+
+def test_utc_now_is_the_store_timestamp_format():
+    from datetime import datetime
+
+    from events.store import iso, utc_now
+    stamp = utc_now()
+    assert iso(datetime.fromisoformat(stamp.replace("Z", "+00:00"))) == stamp and len(stamp) == 27
+
+
 def test_connection_is_reopened_in_another_pid(store, monkeypatch):
     first, _ = store._db.get()
     assert store._db.get()[0] is first
