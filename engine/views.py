@@ -50,8 +50,7 @@ def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict:
         "concealed": format_hand(k for k, n in enumerate(me.counts) for _ in range(n)) if own else None,
         "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
                   for m in me.melds],
-        "discards": [{"tile": d["tile"] if (own or not d["face_down"]) else None,
-                      "face_down": d["face_down"], "claimed": d["claimed"]} for d in me.discards],
+        "discards": [d.copy() if own or not d["face_down"] else {**d, "tile": None} for d in me.discards],
     }
 
 

@@ -142,22 +142,22 @@ class MatchService:
             raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
         if expected_version is not None and expected_version != loaded.version:
             raise version_conflict(loaded.version)
-        events = engine.decide(loaded.state, {**command, "seat": seat})
-        follow, state = self._follow_ups(loaded, events, key is not None and fingerprint is None)
+        events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
+        follow, state = self._follow_ups(loaded, events, state, key is not None and fingerprint is None)
         try:
             result = self.repo.append_on(loaded, events + follow, state, key, fingerprint, own=len(events))
         except ConcurrencyError as exc:
             raise version_conflict(exc.current_version) from None
         return Acted(result, None if result.replayed else events)
 
-    def _follow_ups(self, loaded: Loaded, events: list[dict], alone: bool) -> tuple[list[dict], Any]:
+    def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any, alone: bool) -> tuple[list[dict], Any]:
         """The bot moves after a seat's `events`, appended with them (one transaction).
 
-        They stop at the next deal (advance() deals, as on a retry after a crash). None with a
-        bot delay (bots then move one by one) or when `alone` (the store fingerprints a keyed
-        append without a fingerprint by its events: bot moves must not be part of it).
+        `state` is the match after `events`. They stop at the next deal (advance() deals, as on a
+        retry after a crash). None with a bot delay (bots then move one by one) or when `alone`
+        (the store fingerprints a keyed append without a fingerprint by its events: bot moves
+        must not be part of it).
         """
-        state = engine.fold(events, loaded.state)
         if self.bot_delay or alone:
             return [], state
         after = replace(loaded, version=loaded.version + len(events), state=state)
@@ -206,12 +206,12 @@ class MatchService:
                     break
                 time.sleep(self.bot_delay)
             try:
-                new = engine.decide(loaded.state, command)
+                new, state = engine.step(loaded.state, command)
             except engine.IllegalAction as exc:
                 log.error("automatic command %r refused in %s: %s", command, loaded.match_id, exc)
                 break
             events += new
-            loaded = replace(loaded, version=loaded.version + len(new), state=engine.fold(new, loaded.state))
+            loaded = replace(loaded, version=loaded.version + len(new), state=state)
         return events, loaded.state
 
     @staticmethod
