@@ -3,16 +3,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable, Mapping, NamedTuple
 
 HASHED_FIELDS = ("stream", "version", "type", "schema_version", "payload", "recorded_at")
 
 
+#: json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False), built
+#: once (an encoder keeps no state between calls: safe to share between threads)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_json(obj: Any) -> str:
     """Serialise obj deterministically (sorted keys, no spaces, UTF-8, no NaN)."""
-    return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return _CANONICAL.encode(obj)
 
 
 def compute_hash(prev_hash: str, row: Mapping[str, Any]) -> str:
@@ -38,8 +42,7 @@ def hash_new_row(prev_hash: str, stream: str, version: int, type_name: str, sche
     digest is byte for byte the one compute_hash gives (tests/test_store.py proves it on random
     rows) without serialising the payload a second time.
     """
-    def text(value: str) -> str:
-        return json.dumps(value, ensure_ascii=False)
+    text = encode_basestring  # what json.dumps(value, ensure_ascii=False) does with a str
 
     body = (f'{{"payload":{payload_json},"prev":{text(prev_hash or "")},"recorded_at":{text(recorded_at)},'
             f'"schema_version":{int(schema_version)},"stream":{text(stream)},"type":{text(type_name)},'

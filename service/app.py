@@ -70,7 +70,7 @@ def _refuse_oversized_streams() -> None:
     Werkzeug reads such a stream only up to MAX_CONTENT_LENGTH; reading one byte more makes its
     limited stream raise RequestEntityTooLarge when the client sent more than the limit.
     """
-    if request.content_length is None and request.method in ("POST", "PUT", "PATCH"):
+    if request.method in ("POST", "PUT", "PATCH") and request.content_length is None:
         request.get_data(cache=True)
         request.stream.read(1)
 

@@ -7,7 +7,10 @@ import orjson
 from flask.json.provider import DefaultJSONProvider
 
 # dates and dataclasses go to Flask's own `default` (HTTP dates, asdict), as before
-_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+# keys that are not strings (rare) are written as the standard library does; asking for that
+# on every call doubles orjson's time on a view, so it is asked for only when needed
+_NON_STR_KEYS = _OPTIONS | orjson.OPT_NON_STR_KEYS
 
 _COMPACT = {"separators": (",", ":")}  # what Flask's response() asks for outside debug mode
 
@@ -25,7 +28,9 @@ class OrjsonProvider(DefaultJSONProvider):
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         if self.sort_keys or kwargs not in ({}, _COMPACT):
             return super().dumps(obj, **kwargs)
-        try:
-            return orjson.dumps(obj, default=self.default, option=_OPTIONS).decode("utf-8")
-        except TypeError:
-            return super().dumps(obj)
+        for option in (_OPTIONS, _NON_STR_KEYS):
+            try:
+                return orjson.dumps(obj, default=self.default, option=option).decode("utf-8")
+            except TypeError:
+                continue
+        return super().dumps(obj)

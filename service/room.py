@@ -5,6 +5,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Iterable, Optional
 
 SEATS = 4
@@ -46,7 +47,7 @@ class Room:
     def exists(self) -> bool:
         return self.variant is not None
 
-    @property
+    @cached_property  # asked several times a request; a Room never changes (frozen)
     def full(self) -> bool:
         return all(seat is not None for seat in self.seats)
 
