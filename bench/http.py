@@ -73,7 +73,8 @@ def serve_bare(port: int, db: str) -> None:
     from flask import Flask, jsonify, request
     from gunicorn.app.base import BaseApplication
 
-    synchronous = os.environ.get("TILEFOLD_SYNCHRONOUS", "FULL")
+    # the same promise as Tilefold's default (DURABLE): the row is on disk before the answer
+    synchronous = os.environ.get("TILEFOLD_SYNCHRONOUS", "FULL").upper().replace("DURABLE", "FULL")
     setup = sqlite3.connect(db)
     setup.execute("PRAGMA journal_mode=WAL")
     setup.execute("CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, stream TEXT, body TEXT)")

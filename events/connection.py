@@ -27,7 +27,12 @@ FAULT_MESSAGES = {
     "unable to open database file": SQLITE_CANTOPEN,
 }
 BUSY_MESSAGES = ("database is locked", "database table is locked", "database is busy")
-SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+#: SQLite's own `synchronous` levels, and DURABLE (the default): on a WAL file, SQLite commits
+#: with NORMAL (no fsync while it holds its write lock) and every write is followed by an fsync
+#: of the WAL before it returns, so a write is on disk before anyone is told it succeeded
+#: (docs/STORE.md, "Durability"); on a file not in WAL mode, DURABLE is FULL
+SYNCHRONOUS_MODES = ("OFF", "NORMAL", "FULL", "EXTRA", "DURABLE")
+DURABLE = "DURABLE"
 MAX_ATTEMPTS = 12
 
 # Connections inherited through fork(): SQLite forbids using (even closing) them in the
@@ -65,7 +70,7 @@ def backoff(attempt: int) -> None:
 class Connections:
     """Hands out one connection per (thread, pid) and runs transactions on it."""
 
-    def __init__(self, path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000,
+    def __init__(self, path: str, *, synchronous: str = DURABLE, busy_timeout_ms: int = 30_000,
                  on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
         if synchronous.upper() not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, got {synchronous!r}")
@@ -84,22 +89,26 @@ class Connections:
             _INHERITED.append(conn)  # opened by the parent before fork: never touch it
             conn = local.conn = None
         if conn is None:
-            conn = self._open()
+            conn, sync_wal = self._open()
             local.conn, local.db, local.pid = conn, Database(conn, recursive_triggers=False,
                                                              execute_plugins=False), os.getpid()
+            local.sync_wal = sync_wal
         return conn, local.db
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self) -> tuple[sqlite3.Connection, bool]:
+        """A new connection with the pragmas set, and whether writes on it must fsync the WAL after."""
         conn = None
         try:
             conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
                                    isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
-            conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+            sync_wal = self.synchronous == DURABLE and _in_wal_mode(conn)
+            level = "NORMAL" if sync_wal else "FULL" if self.synchronous == DURABLE else self.synchronous
+            conn.execute(f"PRAGMA synchronous = {level}")
             conn.execute("PRAGMA foreign_keys = ON")
             if self.on_connect is not None:
                 self.on_connect(conn)
-            return conn
+            return conn, sync_wal
         except sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
@@ -122,8 +131,10 @@ class Connections:
 
     # -- transactions ---------------------------------------------------------
     def write(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
-        """Run fn inside BEGIN IMMEDIATE ... COMMIT, retrying on SQLITE_BUSY."""
-        return self._transaction("BEGIN IMMEDIATE", fn)
+        """Run fn inside BEGIN IMMEDIATE ... COMMIT, retrying on SQLITE_BUSY; durable when it returns."""
+        result = self._transaction("BEGIN IMMEDIATE", fn)
+        self._sync_wal()
+        return result
 
     def read(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
         """Run fn inside a deferred (snapshot) read transaction, retrying on SQLITE_BUSY."""
@@ -138,7 +149,26 @@ class Connections:
 
     def execute_alone(self, sql: str, params: Any = ()) -> int:
         """Run ONE writing statement on its own (autocommit: atomic and durable), retrying on BUSY; its lastrowid."""
-        return self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
+        last = self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
+        self._sync_wal()
+        return last
+
+    def _sync_wal(self) -> None:
+        """DURABLE on a WAL file: fsync the WAL now that SQLite has committed (and let go of its lock).
+
+        An fsync covers this commit and every one before it in the WAL, so threads that commit
+        while one is under way share the next (WalSync). A failed fsync is a storage fault: the
+        caller is told the write is not known to be durable (StorageUnavailable), never that it
+        succeeded.
+        """
+        if not getattr(self._local, "sync_wal", False):
+            return
+        try:
+            WalSync.of(self.path).sync()
+        except OSError as exc:
+            self.discard()
+            raise StorageUnavailable(f"event storage unavailable: the write-ahead log could not be synced "
+                                     f"to disk ({type(exc).__name__}: {exc})") from exc
 
     def _transaction(self, begin: Optional[str], fn: Callable) -> Any:
         for attempt in range(MAX_ATTEMPTS):
@@ -167,6 +197,64 @@ class Connections:
                 conn.execute("ROLLBACK")
         except sqlite3.Error:
             self.discard()
+
+
+class WalSync:
+    """Group fsync of one database's WAL within a process: a commit waits for an fsync that
+    *started after it*, joining the next one rather than queueing an fsync of its own.
+
+    Syncs are numbered as they start. A thread arriving takes ticket = started + 1 (the next sync
+    to start, which begins after its commit); it is done once a sync numbered >= ticket has
+    succeeded. A failed sync advances nothing, so every waiter then tries (and fails) itself.
+    The WAL is opened by name each time: a WAL that SQLite deleted and made anew is the one synced.
+    """
+
+    _by_path: dict[tuple[int, str], "WalSync"] = {}
+    _registry_lock = threading.Lock()
+
+    def __init__(self, path: str) -> None:
+        self.wal = path + "-wal"
+        self._cond = threading.Condition()
+        self._started = self._done = 0
+        self._running = False
+
+    @classmethod
+    def of(cls, path: str) -> "WalSync":
+        """The syncer of this database file in this process (a forked child gets its own)."""
+        key = (os.getpid(), path)
+        found = cls._by_path.get(key)
+        if found is None:
+            with cls._registry_lock:
+                found = cls._by_path.setdefault(key, cls(path))
+        return found
+
+    def sync(self) -> None:
+        with self._cond:
+            ticket = self._started + 1
+            while self._running and self._done < ticket:
+                self._cond.wait()
+            if self._done >= ticket:
+                return
+            self._running, self._started = True, self._started + 1
+            mine = self._started
+        synced = False
+        try:
+            handle = os.open(self.wal, os.O_RDONLY)
+            try:
+                os.fsync(handle)
+            finally:
+                os.close(handle)
+            synced = True
+        finally:
+            with self._cond:
+                self._running = False
+                if synced:
+                    self._done = mine
+                self._cond.notify_all()
+
+
+def _in_wal_mode(conn: sqlite3.Connection) -> bool:
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
 
 
 def _unavailable(exc: BaseException) -> StorageUnavailable:

@@ -52,6 +52,7 @@ TRIGGERS = [
 def create_schema(connections: Connections) -> None:
     """Switch the file to WAL and create every table that does not exist yet."""
     _enable_wal(connections)
+    connections.discard()  # reopened knowing the file is in WAL mode (its synchronous level depends on it)
     connections.write(_create_tables)
 
 

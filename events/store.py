@@ -41,7 +41,7 @@ def iso(moment: Union[datetime, str]) -> str:
 class EventStore:
     """Append-only event streams in one SQLite file; safe across threads and processes."""
 
-    def __init__(self, path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000,
+    def __init__(self, path: str, *, synchronous: str = "DURABLE", busy_timeout_ms: int = 30_000,
                  registry: Optional[Registry] = None,
                  on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
         self.path = str(path)

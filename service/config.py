@@ -12,7 +12,7 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_MAX_WAIT": ("MAX_WAIT", float, 30.0),
     "TILEFOLD_POLL_INTERVAL": ("POLL_INTERVAL", float, 0.05),
     "TILEFOLD_CACHE_SIZE": ("CACHE_SIZE", int, 512),
-    "TILEFOLD_SYNCHRONOUS": ("SYNCHRONOUS", str, "FULL"),
+    "TILEFOLD_SYNCHRONOUS": ("SYNCHRONOUS", str, "DURABLE"),
     "TILEFOLD_LIST_LIMIT": ("LIST_LIMIT", int, 100),
     # correspondence play (docs/API.md)
     "TILEFOLD_WEBHOOK_TIMEOUT": ("WEBHOOK_TIMEOUT", float, 5.0),

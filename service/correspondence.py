@@ -39,7 +39,7 @@ class CorrespondenceService(MatchService):
 
     @classmethod
     def adopt(cls, base: MatchService, clock: Any, settings: DeliverySettings, worker: bool,
-              synchronous: str = "FULL") -> "CorrespondenceService":
+              synchronous: str = "DURABLE") -> "CorrespondenceService":
         """A CorrespondenceService sharing `base`'s repository and settings."""
         svc = cls.__new__(cls)
         svc.__dict__.update(base.__dict__)

@@ -228,7 +228,7 @@ def test_initialise_is_idempotent_and_sets_pragmas(path):
     assert store.current_version("s") == 1
     conn, _ = store._db.get()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # DURABLE: NORMAL + fsync after (test_store_durability)
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
     assert conn.isolation_level is None
 
