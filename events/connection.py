@@ -89,14 +89,15 @@ class Connections:
             _INHERITED.append(conn)  # opened by the parent before fork: never touch it
             conn = local.conn = None
         if conn is None:
-            conn, sync_wal = self._open()
+            conn, database_file = self._open()
             local.conn, local.db, local.pid = conn, Database(conn, recursive_triggers=False,
                                                              execute_plugins=False), os.getpid()
-            local.sync_wal = sync_wal
+            local.fsync_after = database_file
         return conn, local.db
 
-    def _open(self) -> tuple[sqlite3.Connection, bool]:
-        """A new connection with the pragmas set, and whether writes on it must fsync the WAL after."""
+    def _open(self) -> tuple[sqlite3.Connection, Optional[str]]:
+        """A new connection with the pragmas set, and the database file as SQLite names it (symlinks
+        resolved; its WAL is that name + "-wal") when writes on it must fsync the WAL after, else None."""
         conn = None
         try:
             conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
@@ -105,10 +106,11 @@ class Connections:
             sync_wal = self.synchronous == DURABLE and _in_wal_mode(conn)
             level = "NORMAL" if sync_wal else "FULL" if self.synchronous == DURABLE else self.synchronous
             conn.execute(f"PRAGMA synchronous = {level}")
+            database_file = conn.execute("PRAGMA database_list").fetchone()[2] if sync_wal else None
             conn.execute("PRAGMA foreign_keys = ON")
             if self.on_connect is not None:
                 self.on_connect(conn)
-            return conn, sync_wal
+            return conn, database_file or None
         except sqlite3.Error as exc:
             if conn is not None:
                 conn.close()
@@ -161,10 +163,11 @@ class Connections:
         caller is told the write is not known to be durable (StorageUnavailable), never that it
         succeeded.
         """
-        if not getattr(self._local, "sync_wal", False):
+        database_file = getattr(self._local, "fsync_after", None)
+        if not database_file:
             return
         try:
-            WalSync.of(self.path).sync()
+            WalSync.of(database_file).sync()
         except OSError as exc:
             self.discard()
             raise StorageUnavailable(f"event storage unavailable: the write-ahead log could not be synced "
@@ -220,7 +223,8 @@ class WalSync:
 
     @classmethod
     def of(cls, path: str) -> "WalSync":
-        """The syncer of this database file in this process (a forked child gets its own)."""
+        """The syncer of this database file (its full name, as SQLite gives it) in this process (a
+        forked child gets its own)."""
         key = (os.getpid(), path)
         found = cls._by_path.get(key)
         if found is None:

@@ -144,3 +144,18 @@ def test_a_failed_shared_fsync_fails_every_waiter_that_relied_on_it(path, monkey
     for thread in threads:
         thread.join()
     assert outcomes == ["failed"] * 4 and store.current_version("s") == 1
+
+
+def test_a_symlinked_database_fsyncs_the_wal_sqlite_writes(tmp_path, monkeypatch):
+    """SQLite resolves a symlinked database path and keeps its WAL beside the real file; the fsync
+    goes there too, also after the working directory changed (names come from SQLite, not the path given)."""
+    (tmp_path / "real").mkdir()
+    monkeypatch.chdir(tmp_path)
+    os.symlink("real/events.db", "link.db")
+    store = EventStore.initialise("link.db", registry=Registry())
+    spy = FsyncSpy(str(tmp_path / "real" / "events.db"))
+    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    store.append("s", 0, [ev(1)])
+    monkeypatch.chdir("/")
+    store.append("s", 1, [ev(2)])
+    assert [seen for _, seen, _ in spy.calls] == [1, 2] and not os.path.exists(tmp_path / "link.db-wal")
