@@ -28,7 +28,7 @@ def rows_seen_by_another_connection(path):
 
 
 class FsyncSpy:
-    """Stands in for os.fsync: records which file was synced and what another reader saw then."""
+    """Stands in for os.fdatasync: records which file was synced and what another reader saw then."""
 
     def __init__(self, path, fail=False, delay=0.0):
         self.path, self.fail, self.delay, self.calls = path, fail, delay, []
@@ -54,7 +54,7 @@ def test_durable_is_the_default_and_commits_with_normal(path):
 def test_every_write_fsyncs_the_wal_after_commit_before_returning(path, monkeypatch, how):
     store = EventStore.initialise(path, registry=Registry())
     spy = FsyncSpy(path)
-    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    monkeypatch.setattr(connection_module.os, "fdatasync", spy)
     store.append("s", 0, [ev(1), ev(2)], **({"idempotency_key": "k"} if how == "keyed" else {}))
     assert len(spy.calls) == 1  # before append returned
     synced, seen, _ = spy.calls[0]
@@ -65,10 +65,10 @@ def test_every_write_fsyncs_the_wal_after_commit_before_returning(path, monkeypa
 
 def test_a_failed_fsync_is_never_reported_as_success(path, monkeypatch):
     store = EventStore.initialise(path, registry=Registry())
-    monkeypatch.setattr(connection_module.os, "fsync", FsyncSpy(path, fail=True))
+    monkeypatch.setattr(connection_module.os, "fdatasync", FsyncSpy(path, fail=True))
     with pytest.raises(StorageUnavailable, match="could not be synced"):
         store.append("s", 0, [ev(1)])
-    monkeypatch.setattr(connection_module.os, "fsync", FsyncSpy(path))
+    monkeypatch.setattr(connection_module.os, "fdatasync", FsyncSpy(path))
     # SQLite had committed: the event is there, and a retry on the old version is a conflict, not a double
     assert store.current_version("s") == 1
     store.append("s", 1, [ev(2)])
@@ -79,7 +79,7 @@ def test_full_keeps_sqlites_own_sync_and_no_extra_fsync(path, monkeypatch):
     EventStore.initialise(path, registry=Registry()).close()
     store = EventStore(path, synchronous="FULL", registry=Registry())
     spy = FsyncSpy(path)
-    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    monkeypatch.setattr(connection_module.os, "fdatasync", spy)
     store.append("s", 0, [ev(1)])
     conn, _ = store._db.get()
     assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2 and spy.calls == []
@@ -88,7 +88,7 @@ def test_full_keeps_sqlites_own_sync_and_no_extra_fsync(path, monkeypatch):
 def test_durable_on_a_file_not_in_wal_mode_is_full(path, monkeypatch):
     sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
     spy = FsyncSpy(path)
-    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    monkeypatch.setattr(connection_module.os, "fdatasync", spy)
     connections = Connections(path)
     connections.write(lambda conn, db: conn.execute("INSERT INTO t VALUES (1)"))
     conn, _ = connections.get()
@@ -104,7 +104,7 @@ def test_concurrent_commits_share_fsyncs_each_covered_by_one_that_started_after_
     store = EventStore.initialise(path, registry=Registry())
     store.append("s", 0, [ev(1)])  # the store stays open, so SQLite keeps the WAL file
     spy = FsyncSpy(path, delay=0.05)
-    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    monkeypatch.setattr(connection_module.os, "fdatasync", spy)
     syncer, spans = WalSync(path), []
 
     def commit_then_sync():
@@ -127,7 +127,7 @@ def test_concurrent_commits_share_fsyncs_each_covered_by_one_that_started_after_
 def test_a_failed_shared_fsync_fails_every_waiter_that_relied_on_it(path, monkeypatch):
     store = EventStore.initialise(path, registry=Registry())
     store.append("s", 0, [ev(1)])
-    monkeypatch.setattr(connection_module.os, "fsync", FsyncSpy(path, fail=True, delay=0.05))
+    monkeypatch.setattr(connection_module.os, "fdatasync", FsyncSpy(path, fail=True, delay=0.05))
     syncer, outcomes = WalSync(path), []
 
     def attempt():
@@ -154,8 +154,27 @@ def test_a_symlinked_database_fsyncs_the_wal_sqlite_writes(tmp_path, monkeypatch
     os.symlink("real/events.db", "link.db")
     store = EventStore.initialise("link.db", registry=Registry())
     spy = FsyncSpy(str(tmp_path / "real" / "events.db"))
-    monkeypatch.setattr(connection_module.os, "fsync", spy)
+    monkeypatch.setattr(connection_module.os, "fdatasync", spy)
     store.append("s", 0, [ev(1)])
     monkeypatch.chdir("/")
     store.append("s", 1, [ev(2)])
     assert [seen for _, seen, _ in spy.calls] == [1, 2] and not os.path.exists(tmp_path / "link.db-wal")
+
+
+def test_the_directory_is_synced_once_for_each_new_wal_file(path, monkeypatch):
+    """A new file's name must reach the disk too: the WAL's directory is fsynced the first time a
+    WAL file is synced, and again after SQLite deleted the WAL (last connection closed) and made a
+    new one, which here even gets the old one's inode number (told apart by the WAL header's salt)."""
+    directories = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(connection_module.os, "fsync",
+                        lambda fd: directories.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd))
+    store = EventStore.initialise(path, registry=Registry())
+    store.append("s", 0, [ev(1)])
+    store.append("s", 1, [ev(2)])
+    folder = os.path.dirname(os.path.realpath(path))
+    assert directories.count(folder) == 1
+    store.close()
+    assert not os.path.exists(path + "-wal")  # the last connection closed: SQLite removed the WAL
+    store.append("s", 2, [ev(3)])
+    assert directories.count(folder) == 2 and store.current_version("s") == 3
