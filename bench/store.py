@@ -121,7 +121,7 @@ def run() -> dict[str, list[float]]:
 def print_table(figures: dict[str, list[float]]) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"median of {REPEATS} runs; {APPENDS} single-event appends per writer; "
-          f"synchronous=FULL, WAL; sqlite {sqlite3.sqlite_version}")
+          f"EventStore DURABLE (its default), raw synchronous=FULL: both on disk when the call returns; WAL; sqlite {sqlite3.sqlite_version}")
     print("raw sqlite3 = BEGIN IMMEDIATE/INSERT/COMMIT per append; SELECT + json.loads for the read")
     print(f"{'measure':<34}{'EventStore':>12}{'raw sqlite3':>13}{'ratio':>8}")
     rows = [("appends/s, 1 writer", "s1", "r1", "{:.0f}"), ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
