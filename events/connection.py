@@ -266,18 +266,29 @@ class WalSync:
         """
         handle = os.open(self.wal, os.O_RDONLY)
         try:
-            os.fdatasync(handle)
+            getattr(os, "fdatasync", os.fsync)(handle)  # macOS has no fdatasync
             status = os.fstat(handle)
             identity = (status.st_dev, status.st_ino, os.pread(handle, WAL_HEADER_BYTES, 0))
         finally:
             os.close(handle)
         if identity != self._directory_synced_for:
-            directory = os.open(os.path.dirname(self.wal) or ".", os.O_RDONLY)
-            try:
-                os.fsync(directory)
-            finally:
-                os.close(directory)
+            _sync_directory(os.path.dirname(self.wal) or ".")
             self._directory_synced_for = identity
+
+
+def _sync_directory(path: str) -> None:
+    """fsync a directory, as SQLite does after creating a WAL: best effort, like SQLite, which
+    goes on when a file system cannot open or sync a directory (some refuse with EINVAL)."""
+    try:
+        directory = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(directory)
+    except OSError:
+        pass
+    finally:
+        os.close(directory)
 
 
 def _in_wal_mode(conn: sqlite3.Connection) -> bool:

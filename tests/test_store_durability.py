@@ -178,3 +178,19 @@ def test_the_directory_is_synced_once_for_each_new_wal_file(path, monkeypatch):
     assert not os.path.exists(path + "-wal")  # the last connection closed: SQLite removed the WAL
     store.append("s", 2, [ev(3)])
     assert directories.count(folder) == 2 and store.current_version("s") == 3
+
+
+def test_a_directory_that_cannot_be_synced_does_not_fail_writes(path, monkeypatch):
+    """Like SQLite, a file system that refuses to fsync a directory (EINVAL) is not a storage fault;
+    the WAL's own sync still decides."""
+    real_fsync = os.fsync
+
+    def refusing(fd):
+        if os.path.isdir(os.readlink(f"/proc/self/fd/{fd}")):
+            raise OSError(22, "Invalid argument")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(connection_module.os, "fsync", refusing)
+    store = EventStore.initialise(path, registry=Registry())
+    store.append("s", 0, [ev(1)])
+    assert store.current_version("s") == 1
