@@ -254,7 +254,6 @@ class WalSync:
                     self._done = mine
                 self._cond.notify_all()
 
-
     def _sync_files(self) -> None:
         """fdatasync the WAL (what SQLite's own FULL calls: data and size, not times). When the WAL
         is a new file, also fsync its directory, so that the file's name is on disk too (SQLite

@@ -293,7 +293,7 @@ def _insert(stream: str, current: int, prev_hash: str, rows: list[dict], recorde
 
 
 def _positions(last_position: int, count: int) -> tuple[int, ...]:
-    """The positions of one INSERT's `count` rows: under the write lock, AUTOINCREMENT made them consecutive."""
+    """The positions of one INSERT's `count` rows: one statement under the write lock gives consecutive rowids."""
     return tuple(range(last_position - count + 1, last_position + 1))
 
 

@@ -84,9 +84,7 @@ def token_hash(token: str) -> str:
 
 def matches(token: Optional[str], stored_hash: Optional[str]) -> bool:
     """Constant-time comparison of a presented token against a stored hash."""
-    if not token or not stored_hash:
-        return False
-    return hmac.compare_digest(token_hash(token), stored_hash)
+    return bool(token) and _same_hash(token_hash(token), stored_hash)
 
 
 def seat_of(room: Room, token: str) -> Optional[int]:
@@ -95,9 +93,13 @@ def seat_of(room: Room, token: str) -> Optional[int]:
         return None
     presented, found = token_hash(token), None
     for index, seat in enumerate(room.seats):
-        if seat is not None and seat.token_hash and hmac.compare_digest(presented, seat.token_hash):
+        if seat is not None and _same_hash(presented, seat.token_hash):
             found = index
     return found
+
+
+def _same_hash(presented_hash: str, stored_hash: Optional[str]) -> bool:
+    return bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash)
 
 
 def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:

@@ -43,6 +43,16 @@ class FsyncSpy:
             raise OSError(5, "Input/output error")
 
 
+def run_staggered(target, count):
+    """`count` threads running `target`, started 10 ms apart (so later ones arrive mid-sync), joined."""
+    threads = [threading.Thread(target=target) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.01)
+    for thread in threads:
+        thread.join()
+
+
 def test_durable_is_the_default_and_commits_with_normal(path):
     store = EventStore.initialise(path, registry=Registry())
     conn, _ = store._db.get()
@@ -112,12 +122,7 @@ def test_concurrent_commits_share_fsyncs_each_covered_by_one_that_started_after_
         syncer.sync()
         spans.append((called, time.monotonic()))
 
-    threads = [threading.Thread(target=commit_then_sync) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.01)
-    for thread in threads:
-        thread.join()
+    run_staggered(commit_then_sync, 8)
     starts = [started for _, _, started in spy.calls]
     assert len(spans) == 8 and len(starts) < 8 and store.current_version("s") == 1  # shared
     for called, returned in spans:
@@ -137,12 +142,7 @@ def test_a_failed_shared_fsync_fails_every_waiter_that_relied_on_it(path, monkey
         except OSError:
             outcomes.append("failed")
 
-    threads = [threading.Thread(target=attempt) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.01)
-    for thread in threads:
-        thread.join()
+    run_staggered(attempt, 4)
     assert outcomes == ["failed"] * 4 and store.current_version("s") == 1
 
 

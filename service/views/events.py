@@ -1,7 +1,6 @@
 """A match's event feed, redacted for the caller (everything once the match is over)."""
 from __future__ import annotations
 
-
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
 from . import Blueprint, bearer, errors

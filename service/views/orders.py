@@ -1,7 +1,6 @@
 """A seat's standing orders (auto pass, auto discard) and the owner's spectating switch."""
 from __future__ import annotations
 
-
 from .. import room as rooms
 from ..correspondence import service
 from ..repository import Loaded

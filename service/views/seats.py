@@ -1,7 +1,6 @@
 """Seats: join a match with a display name; the owner fills empty seats with bots."""
 from __future__ import annotations
 
-
 from ..presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service

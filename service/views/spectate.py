@@ -1,7 +1,6 @@
 """Spectators: a live match's public view and event feed, with no hidden information at all."""
 from __future__ import annotations
 
-
 import engine
 
 from ..correspondence import require_spectating, service
