@@ -1,6 +1,7 @@
 """Random complete hands of both variants, with random options, checked after every event."""
 
 import hashlib
+import os
 import random
 
 import pytest
@@ -92,6 +93,9 @@ def play_match(variant: str, seed: int) -> int:
     return hands
 
 
+PROPERTY_HANDS = int(os.environ.get("TILEFOLD_PROPERTY_HANDS", "2000"))
+
+
 def decide_and_check(state: MatchState, command: dict, log: list[dict]) -> MatchState:
     if "seat" in command:
         assert {k: v for k, v in command.items() if k != "seat"} in legal_actions(state, command["seat"])
@@ -113,10 +117,13 @@ def decide_and_check(state: MatchState, command: dict, log: list[dict]) -> Match
 
 @pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
 def test_random_matches_hold_every_invariant(variant):
-    """≥ 2,000 complete hands per variant (G-8, G-11, K-2..K-13, H-3), random options and choices."""
+    """≥ PROPERTY_HANDS complete hands per variant (G-8, G-11, K-2..K-13, H-3), random options and choices.
+
+    TILEFOLD_PROPERTY_HANDS sets the size: 2,000 by default and in .ci/run; e.g. 100 for a quick loop.
+    """
     total = 0
     seed = 0
-    while total < 2000:
+    while total < PROPERTY_HANDS:
         total += play_match(variant, seed)
         seed += 1
-    assert total >= 2000
+    assert total >= PROPERTY_HANDS
