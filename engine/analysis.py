@@ -1,0 +1,288 @@
+"""The hand analyser: shanten, improving tiles, waits and their value, best discards (wilds, H-2 白板).
+
+Pure and fast. Definitions (documented in docs/ENGINE_API.md, "Hand analyser"):
+
+- *missing*: the fewest tiles the hand still lacks, i.e. the fewest natural tiles to swap for other
+  tiles so that it is complete (G-4 sets and a pair, or K-7 seven pairs). Wilds (G-9) fill any place;
+  with 含山's 配子 a 白板 may also play as the wild's kind (H-2). Like the usual definition of shanten
+  it ignores the four-copy limit of the tiles still to come.
+- *shanten* = missing - 1: -1 complete, 0 ready (听), 1 one tile from ready, ...
+
+The fast path splits the hand by suit: for each suit (and the honours) a memoised frontier gives the
+most natural tiles that fit into k partial sets (and optionally the partial pair); the frontiers are
+combined under "at most `sets` sets and one pair". `engine.hand.is_complete` is the independent
+reference the differential test and bench/analysis.py compare against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Optional, Sequence
+
+from engine.tiles import NUM_KINDS, WHITE
+
+_NEG = -99
+_GROUPS = ((0, 9), (9, 18), (18, 27), (27, 34))
+_SLOTS = 5  # 0..4 partial sets per group
+_ALL_KINDS = tuple(range(NUM_KINDS))
+
+
+# ---------------------------------------------------------------- per-group frontier
+
+
+def _frontier_index(k: int, p: int) -> int:
+    return k * 2 + p
+
+
+def _merge_into(best: list[int], child: tuple[int, ...], dk: int, dp: int, gained: int) -> None:
+    """best[k+dk, p+dp] = max(.., child[k, p] + gained) for the child's feasible entries."""
+    for k in range(_SLOTS - dk):
+        for p in range(2 - dp):
+            v = child[k * 2 + p]
+            if v > _NEG:
+                i = (k + dk) * 2 + p + dp
+                if v + gained > best[i]:
+                    best[i] = v + gained
+
+
+@lru_cache(maxsize=None)
+def _frontier(key: tuple[int, ...], runs: bool) -> tuple[int, ...]:
+    """Most tiles of this group placed into exactly k partial sets and p (0/1) partial pairs.
+
+    Index k*2+p; a partial set is 1-3 tiles of one triplet or one sequence, a partial pair 1-2 tiles
+    of one kind. The lowest tile is either left out, or put in a block with it as its lowest natural.
+    """
+    i = next((n for n, c in enumerate(key) if c), -1)
+    if i < 0:
+        out = [_NEG] * (_SLOTS * 2)
+        out[0] = 0
+        return tuple(out)
+    best = [_NEG] * (_SLOTS * 2)
+    c = key[i]
+    less = key[:i] + (c - 1,) + key[i + 1:]
+    _merge_into(best, _frontier(less, runs), 0, 0, 0)  # the tile is left out
+    for used in range(1, min(c, 3) + 1):  # a (partial) triplet
+        rest = key[:i] + (c - used,) + key[i + 1:]
+        _merge_into(best, _frontier(rest, runs), 1, 0, used)
+        if used <= 2:  # a (partial) pair
+            _merge_into(best, _frontier(rest, runs), 0, 1, used)
+    if runs:
+        for extra in _seq_partners(key, i):
+            rest = list(less)
+            for j in extra:
+                rest[j] -= 1
+            _merge_into(best, _frontier(tuple(rest), runs), 1, 0, 1 + len(extra))
+    return tuple(best)
+
+
+def _seq_partners(key: tuple[int, ...], i: int) -> list[tuple[int, ...]]:
+    """Other naturals that share a sequence with i as its lowest natural: i+1, i+2 or both."""
+    out = []
+    if i + 1 < 9 and key[i + 1]:
+        out.append((i + 1,))
+    if i + 2 < 9 and key[i + 2]:
+        out.append((i + 2,))
+        if key[i + 1]:
+            out.append((i + 1, i + 2))
+    return out
+
+
+def _group_frontier(counts: Sequence[int], g: int) -> tuple[int, ...]:
+    lo, hi = _GROUPS[g]
+    return _frontier(tuple(counts[lo:hi]), g < 3)
+
+
+def _combine(frontiers: Sequence[tuple[int, ...]], sets: int) -> int:
+    """Most naturals placed into at most `sets` partial sets and one partial pair, over all groups."""
+    acc = frontiers[0]
+    for f in frontiers[1:]:
+        acc = _convolve(acc, f, sets)
+    return max(acc[_frontier_index(k, p)] for k in range(sets + 1) for p in (0, 1))
+
+
+@lru_cache(maxsize=65536)
+def _convolve(a: tuple[int, ...], b: tuple[int, ...], sets: int) -> tuple[int, ...]:
+    out = [_NEG] * (_SLOTS * 2)
+    for ka in range(sets + 1):
+        for pa in (0, 1):
+            va = a[ka * 2 + pa]
+            if va <= _NEG:
+                continue
+            for kb in range(sets + 1 - ka):
+                for pb in range(2 - pa):
+                    vb = b[kb * 2 + pb]
+                    i = (ka + kb) * 2 + pa + pb
+                    if vb > _NEG and va + vb > out[i]:
+                        out[i] = va + vb
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- missing / shanten
+
+
+def _placed_standard(counts: Sequence[int], sets: int) -> int:
+    return _combine([_group_frontier(counts, g) for g in range(4)], sets)
+
+
+def _placed_seven_pairs(counts: Sequence[int]) -> int:
+    """K-7: most naturals fitting seven pairs (four of a kind is two pairs)."""
+    pairs = min(sum(c // 2 for c in counts), 7)
+    singles = min(sum(c & 1 for c in counts), 7 - pairs)
+    return 2 * pairs + singles
+
+
+def _variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]):
+    """The counts as given, and with j 白板 moved to the wild's kind (H-2)."""
+    yield counts
+    if stand_in is not None:
+        src, dst = stand_in
+        for j in range(1, counts[src] + 1):
+            moved = list(counts)
+            moved[src] -= j
+            moved[dst] += j
+            yield moved
+
+
+def missing(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
+            stand_in: Optional[tuple[int, int]] = None) -> int:
+    """Fewest tiles the hand (natural `counts` plus `wilds`) still lacks to be complete."""
+    size = 3 * sets + 2
+    best = 0
+    for variant in _variants(counts, stand_in):
+        placed = _placed_standard(variant, sets)
+        if seven_pairs and sets == 4:
+            placed = max(placed, _placed_seven_pairs(variant))
+        best = max(best, min(placed, size - wilds))
+    return max(size - wilds - best, 0)
+
+
+def shanten(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
+            stand_in: Optional[tuple[int, int]] = None) -> int:
+    """Steps to ready: -1 complete, 0 ready (听), n: n tiles from ready (for 3n+1 or 3n+2 tiles)."""
+    return missing(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in) - 1
+
+
+# ---------------------------------------------------------------- the analyser with a hand's rules
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What the analysis needs of a hand's rules: the wild kind, 七小对, the 白板 stand-in."""
+
+    wild: Optional[int] = None
+    seven_pairs: bool = False
+    stand_in: Optional[tuple[int, int]] = None
+
+    @staticmethod
+    def of(variant: str, wild: Optional[int]) -> "Rules":
+        """K-7 seven pairs in 扣点点; H-2 白板 stand-in in 含山 unless 白 is itself the 配子."""
+        seven = variant == "koudiandian"
+        stand = (WHITE, wild) if not seven and wild is not None and wild != WHITE else None
+        return Rules(wild, seven, stand)
+
+
+def split(counts: Sequence[int], wild: Optional[int]) -> tuple[list[int], int]:
+    natural = list(counts)
+    if wild is None:
+        return natural, 0
+    wilds = natural[wild]
+    natural[wild] = 0
+    return natural, wilds
+
+
+def hand_missing(counts: Sequence[int], sets: int, rules: Rules) -> int:
+    natural, wilds = split(counts, rules.wild)
+    return missing(natural, wilds, sets=sets, seven_pairs=rules.seven_pairs, stand_in=rules.stand_in)
+
+
+def hand_shanten(counts: Sequence[int], sets: int, rules: Rules) -> int:
+    return hand_missing(counts, sets, rules) - 1
+
+
+def improving_tiles(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
+    """Kinds whose draw lowers the missing count of a 3n+1 hand (for a ready hand: its waits)."""
+    before = hand_missing(counts, sets, rules)
+    work = list(counts)
+    out = []
+    for t in _ALL_KINDS:
+        work[t] += 1
+        if hand_missing(work, sets, rules) < before:
+            out.append(t)
+        work[t] -= 1
+    return out
+
+
+def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
+    """Kinds completing a 3n+1 hand (the wild's own kind included: drawing it is drawing a wild)."""
+    work = list(counts)
+    out = []
+    for t in _ALL_KINDS:
+        work[t] += 1
+        if hand_missing(work, sets, rules) == 0:
+            out.append(t)
+        work[t] -= 1
+    return out
+
+
+def unseen(own: Sequence[int], visible: Sequence[int]) -> list[int]:
+    """Copies of each kind the seat has not seen (4 - in its hand - public tiles), never below 0."""
+    return [max(4 - a - b, 0) for a, b in zip(own, visible)]
+
+
+@dataclass(frozen=True)
+class DiscardOption:
+    """One discard judged: shanten after it, improving tiles with unseen copies, waits with values."""
+
+    tile: int
+    shanten: int
+    improving: tuple[int, ...]
+    improving_unseen: int
+    waits: tuple[tuple[int, int, int], ...] = ()  # (kind, unseen copies, value)
+    wait_value: float = 0.0  # sum of unseen x value over the waits
+
+    def key(self) -> tuple:
+        """Better first: lower shanten, then (ready) more expected value, then more improving tiles."""
+        return (self.shanten, -self.wait_value, -self.improving_unseen)
+
+
+ValueOf = Callable[[Sequence[int], int], int]  # (13 counts, wait kind) -> the win's value
+
+
+def judge_discard(counts: Sequence[int], tile: int, sets: int, rules: Rules, hidden: Sequence[int],
+                  value_of: Optional[ValueOf] = None) -> DiscardOption:
+    rest = list(counts)
+    rest[tile] -= 1
+    return judge_hand(rest, sets, rules, hidden, value_of, tile=tile)
+
+
+def judge_hand(rest: Sequence[int], sets: int, rules: Rules, hidden: Sequence[int],
+               value_of: Optional[ValueOf] = None, tile: int = -1) -> DiscardOption:
+    """A 3n+1 hand judged as in `judge_discard` (`hidden`: unseen copies from the seat's view)."""
+    sh = hand_shanten(rest, sets, rules)
+    better = improving_tiles(rest, sets, rules)
+    seen = sum(hidden[t] for t in better)
+    if sh != 0:
+        return DiscardOption(tile, sh, tuple(better), seen)
+    found = []
+    for t in better:
+        value = value_of(rest, t) if value_of is not None else 1
+        found.append((t, hidden[t], value))
+    expected = float(sum(n * v for _, n, v in found))
+    return DiscardOption(tile, sh, tuple(better), seen, tuple(found), expected)
+
+
+def discard_options(counts: Sequence[int], sets: int, rules: Rules, hidden: Sequence[int],
+                    value_of: Optional[ValueOf] = None, allowed: Optional[Sequence[int]] = None) -> list[DiscardOption]:
+    """Every allowed discard of a 3n+2 hand, best first (ties keep kind order)."""
+    kinds = allowed if allowed is not None else [k for k, n in enumerate(counts) if n]
+    judged = [judge_discard(counts, t, sets, rules, hidden, value_of) for t in sorted(set(kinds))]
+    return sorted(judged, key=DiscardOption.key)
+
+
+def best_discards(options: Sequence[DiscardOption]) -> list[int]:
+    """The kinds tied for best."""
+    if not options:
+        return []
+    top = options[0].key()
+    return [o.tile for o in options if o.key() == top]
