@@ -1,13 +1,33 @@
-"""Tilefold's SQLite event store: hash-chained streams, idempotent appends, outbox, upcasters."""
+"""Tilefold's event store: hash-chained streams, idempotent appends, outbox, upcasters.
+
+Two backends behind one contract: EventStore (one SQLite file, the embedded default) and
+PostgresEventStore (one PostgreSQL database shared by several service nodes). `open_store` and
+`initialise_store` pick one from the target: a postgresql:// URL, else a SQLite path.
+"""
+from typing import Any
+
 from .chain import Problem, canonical_json, compute_hash, verify_chain
 from .errors import (ConcurrencyError, EventStoreError, IdempotencyMismatch, StorageUnavailable,
                      UpcastError)
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
+from .postgres import PostgresEventStore, is_postgres_url
 from .registry import Registry, default_registry
 from .store import EventStore
 
+
+def open_store(target: str, **options: Any):
+    """A store on `target` (postgresql://... → PostgresEventStore, anything else → SQLite file)."""
+    return (PostgresEventStore if is_postgres_url(target) else EventStore)(target, **options)
+
+
+def initialise_store(target: str, **options: Any):
+    """open_store after creating the schema if missing (idempotent; safe for racing nodes)."""
+    return (PostgresEventStore if is_postgres_url(target) else EventStore).initialise(target, **options)
+
+
 __all__ = [
     "AppendResult", "ConcurrencyError", "EventStore", "EventStoreError", "IdempotencyMismatch",
-    "NewEvent", "OutboxItem", "Problem", "Registry", "StorageUnavailable", "StoredEvent",
-    "UpcastError", "canonical_json", "compute_hash", "default_registry", "verify_chain",
+    "NewEvent", "OutboxItem", "PostgresEventStore", "Problem", "Registry", "StorageUnavailable",
+    "StoredEvent", "UpcastError", "canonical_json", "compute_hash", "default_registry", "initialise_store",
+    "is_postgres_url", "open_store", "verify_chain",
 ]

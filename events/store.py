@@ -81,7 +81,7 @@ class EventStore:
         outbox_json = [canonical_json(item) for item in outbox or ()]
         single = self._heads_by_triggers() and len(rows) <= MAX_STATEMENT_ROWS
         if idempotency_key is None and not outbox_json and extra is None and single:
-            return _own_part(self._append_in_one_statement(stream, expected_version, rows), own)
+            return _own_part(self._tell(self._append_in_one_statement(stream, expected_version, rows)), own)
         move_head = not self._heads_by_triggers()
         fingerprint = request_fingerprint or _fingerprint(stream, expected_version, rows, outbox_json)
 
@@ -98,7 +98,8 @@ class EventStore:
                 _remember(conn, idempotency_key, stream, fingerprint, result)
             return result
 
-        return self._db.write(transaction)
+        result = self._db.write(transaction)
+        return result if result.replayed else self._tell(result)
 
     def _heads_by_triggers(self) -> bool:
         """Whether the file's triggers keep stream_heads (any file `initialise` has seen); asked once."""
@@ -251,6 +252,86 @@ class EventStore:
 
     def _execute(self, sql: str, params: list) -> None:
         self._db.write(lambda conn, db: conn.execute(sql, params))
+
+    # -- the backend-neutral surface the service uses (PostgresEventStore has the same) ----------
+    dialect = "sqlite"
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+        """The rows of one statement (autocommit), `?` placeholders."""
+        return self._db.query(sql, params)
+
+    def write(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run fn(conn) in one write transaction (BEGIN IMMEDIATE ... COMMIT; durable when it returns)."""
+        return self._db.write(lambda conn, db: fn(conn))
+
+    def watch(self, callback: Callable[[str, int], None]) -> Callable[[], None]:
+        """Call callback(stream, version) after each append THIS process commits (SQLite has no
+        cross-process notification; PostgresEventStore.watch covers every node). Returns unwatch."""
+        watchers = self.__dict__.setdefault("_watchers", [])
+        watchers.append(callback)
+
+        def unwatch() -> None:
+            if callback in watchers:
+                watchers.remove(callback)
+        return unwatch
+
+    def _tell(self, result: AppendResult) -> AppendResult:
+        for callback in list(self.__dict__.get("_watchers", ())):
+            try:
+                callback(result.stream, result.last_version)
+            except Exception:  # noqa: BLE001 - one bad watcher must not fail an append
+                pass
+        return result
+
+    def outbox_claim(self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50) -> list[OutboxItem]:
+        """Claim due, unclaimed notices until `until` (a lease), oldest first: a claimed row is handed
+        to no other caller until the lease ends or outbox_release (BEGIN IMMEDIATE serialises claimers)."""
+        moment, lease = iso(now), iso(until)
+
+        def claim(conn: sqlite3.Connection, db: Database) -> list[OutboxItem]:
+            rows = conn.execute(
+                "SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
+                "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
+                "AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY id LIMIT ?",
+                [moment, moment, int(limit)]).fetchall()
+            conn.executemany("UPDATE outbox SET claimed_until = ? WHERE id = ?", [(lease, r[0]) for r in rows])
+            return [OutboxItem(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
+
+        self._ensure_claim_column()
+        return self._db.write(claim)
+
+    def outbox_release(self, item_id: int) -> None:
+        self._ensure_claim_column()
+        self._execute("UPDATE outbox SET claimed_until = NULL WHERE id = ?", [item_id])
+
+    def _ensure_claim_column(self) -> None:
+        if self.__dict__.get("_claim_column"):
+            return
+
+        def add(conn: sqlite3.Connection, db: Database) -> None:
+            if "claimed_until" not in {row[1] for row in conn.execute("PRAGMA table_info(outbox)")}:
+                conn.execute("ALTER TABLE outbox ADD COLUMN claimed_until TEXT")
+        self._db.write(add)
+        self._claim_column = True
+
+    def import_rows(self, stream: str, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Append already-hashed rows (another store's export, in version order) keeping their recorded_at
+        and hashes; rows at or below the stream's head are skipped (a copy resumes). Returns rows written."""
+        def transaction(conn: sqlite3.Connection, db: Database) -> int:
+            current, prev_hash = _head(conn, stream)
+            todo = [r for r in rows if r["version"] > current]
+            if todo and todo[0]["version"] != current + 1:
+                raise ConcurrencyError(stream, todo[0]["version"] - 1, current)
+            for r in todo:
+                payload = r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"])
+                conn.execute(f"INSERT INTO events ({INSERT_COLUMNS}) VALUES {INSERT_ROW}",
+                             [stream, r["version"], r["type"], r["schema_version"], payload, r["recorded_at"], r["hash"]])
+            if todo and not self._heads_by_triggers():
+                conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) ON CONFLICT(stream) "
+                             "DO UPDATE SET version = excluded.version, hash = excluded.hash",
+                             [stream, todo[-1]["version"], todo[-1]["hash"]])
+            return len(todo)
+        return self._db.write(transaction)
 
 
 # -- transaction helpers (run inside BEGIN IMMEDIATE) -----------------------------

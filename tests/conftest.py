@@ -131,3 +131,24 @@ def client(app):
 @pytest.fixture
 def api(client):
     return MatchClient(flask_transport(client))
+
+
+# -- the event store's two backends (tests/backends.py) -------------------------------------------
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """A fresh, empty store target on each backend: SQLite file, or a new PostgreSQL schema."""
+    from tests.backends import make_backend
+
+    made = make_backend(request.param, tmp_path)
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def pg_url(tmp_path):
+    """A postgresql:// URL of a fresh, empty schema (skips with the reason when no server can start)."""
+    from tests.backends import PostgresBackend, require_pg
+
+    made = PostgresBackend(require_pg())
+    yield made.target
+    made.close()

@@ -1,4 +1,9 @@
-"""Tests for the events package: appends, reads, idempotency, integrity, upcasting, faults."""
+"""Tests for the events package: appends, reads, idempotency, integrity, upcasting, faults.
+
+One suite, two backends: every test taking `store` or `backend` runs against SQLite and against
+PostgreSQL (tests/backends.py); the tests of SQLite's own machinery (pragmas, triggers, WAL,
+busy retries, fault mapping) take `path` / `sqlite_store` and run on SQLite only.
+"""
 import json
 import sqlite3
 import threading
@@ -20,25 +25,22 @@ def path(tmp_path):
 
 
 @pytest.fixture
-def store(path):
+def store(backend):
+    return backend.store(registry=Registry())
+
+
+@pytest.fixture
+def sqlite_store(path):
     return EventStore.initialise(path, registry=Registry())
-
-
-def ev(n, type_="tile_drawn"):
-    return NewEvent(type_, {"n": n})
-
-
-def raw(path):
-    """A plain sqlite3 connection that bypasses the store (for tampering)."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
-    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
-    return conn
 
 
 def count(path, table="events"):
     with sqlite3.connect(path) as conn:
         return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def ev(n, type_="tile_drawn"):
+    return NewEvent(type_, {"n": n})
 
 
 # -- append / read ----------------------------------------------------------------
@@ -56,10 +58,9 @@ def test_round_trip(store):
     assert store.current_version("match-1") == 2
 
 
-def test_payload_is_canonical_json(store, path):
+def test_payload_is_canonical_json(store, backend):
     store.append("s", 0, [NewEvent("t", {"b": 1, "a": [1, 2], "c": "é"})])
-    with sqlite3.connect(path) as conn:
-        (payload,) = conn.execute("SELECT payload FROM events").fetchone()
+    (payload,) = backend.sql("SELECT payload FROM events")[0]
     assert payload == '{"a":[1,2],"b":1,"c":"é"}'
 
 
@@ -99,32 +100,32 @@ def test_new_stream_needs_expected_version_zero(store):
     assert store.append("fresh", 0, [ev(1)]).first_version == 1
 
 
-def test_conflict_reports_current_version(store, path):
+def test_conflict_reports_current_version(store, backend):
     store.append("s", 0, [ev(1), ev(2)])
     with pytest.raises(ConcurrencyError) as info:
         store.append("s", 1, [ev(3)])
     assert info.value.current_version == 2
     assert "version 2" in str(info.value) and "expected version 1" in str(info.value)
-    assert count(path) == 2
+    assert backend.count() == 2
     assert store.append("s", 2, [ev(3)]).last_version == 3
 
 
 # -- idempotency --------------------------------------------------------------------
-def test_idempotent_retry_returns_original_and_writes_nothing(store, path):
+def test_idempotent_retry_returns_original_and_writes_nothing(store, backend):
     first = store.append("s", 0, [ev(1), ev(2)], idempotency_key="req-1")
     store.append("s", 2, [ev(3)])  # the stream moves on; a late retry must not conflict
     again = store.append("s", 0, [ev(1), ev(2)], idempotency_key="req-1")
     assert again == first and again.replayed and not first.replayed
-    assert count(path) == 3
-    assert count(path, "idempotency") == 1
+    assert backend.count() == 3
+    assert backend.count("idempotency") == 1
 
 
-def test_idempotency_key_with_other_fingerprint_is_rejected(store, path):
+def test_idempotency_key_with_other_fingerprint_is_rejected(store, backend):
     store.append("s", 0, [ev(1)], idempotency_key="k", request_fingerprint="body-A")
     assert store.append("s", 0, [ev(1)], idempotency_key="k", request_fingerprint="body-A").replayed
     with pytest.raises(IdempotencyMismatch):
         store.append("s", 1, [ev(2)], idempotency_key="k", request_fingerprint="body-B")
-    assert count(path) == 1
+    assert backend.count() == 1
 
 
 def test_idempotency_default_fingerprint_is_the_body(store):
@@ -154,15 +155,15 @@ def test_failed_append_does_not_consume_the_key(store):
 
 
 # -- atomicity, outbox, extra hook ----------------------------------------------------------
-def test_batch_with_unserialisable_payload_writes_nothing(store, path):
+def test_batch_with_unserialisable_payload_writes_nothing(store, backend):
     with pytest.raises(ValueError):
         store.append("s", 0, [ev(1), NewEvent("t", {"bad": {1, 2}}), ev(3)])
     with pytest.raises(ValueError):
         store.append("s", 0, [ev(1), NewEvent("t", {"nan": float("nan")})])
-    assert count(path) == 0 and store.current_version("s") == 0
+    assert backend.count() == 0 and store.current_version("s") == 0
 
 
-def test_failure_inside_transaction_rolls_everything_back(store, path):
+def test_failure_inside_transaction_rolls_everything_back(store, backend):
     def explode(conn):
         conn.execute("INSERT INTO meta (key, value) VALUES ('x', '1')")
         raise RuntimeError("boom")
@@ -170,7 +171,7 @@ def test_failure_inside_transaction_rolls_everything_back(store, path):
     with pytest.raises(RuntimeError):
         store.append("s", 0, [ev(1), ev(2), ev(3)], idempotency_key="k", outbox=[{"hook": 1}], extra=explode)
     for table in ("events", "outbox", "idempotency", "meta", "stream_heads"):
-        assert count(path, table) == 0, table
+        assert backend.count(table) == 0, table
     assert store.append("s", 0, [ev(1)], idempotency_key="k").first_version == 1
 
 
@@ -233,8 +234,8 @@ def test_initialise_is_idempotent_and_sets_pragmas(path):
     assert conn.isolation_level is None
 
 
-def test_events_table_is_append_only_and_unique(store, path):
-    store.append("s", 0, [ev(1)])
+def test_events_table_is_append_only_and_unique(sqlite_store, path):
+    sqlite_store.append("s", 0, [ev(1)])
     conn = sqlite3.connect(path, isolation_level=None)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         conn.execute("UPDATE events SET payload = '{}'")
@@ -248,35 +249,35 @@ def test_events_table_is_append_only_and_unique(store, path):
 
 
 # -- single-statement appends (no key, outbox or hook: one INSERT, heads kept by triggers) ------
-def test_plain_append_is_one_statement_and_keeps_the_head(store, path, monkeypatch):
+def test_plain_append_is_one_statement_and_keeps_the_head(sqlite_store, path, monkeypatch):
     statements = []
-    real = store._db.execute_alone
-    monkeypatch.setattr(store._db, "execute_alone", lambda sql, params: statements.append(sql) or real(sql, params))
-    first = store.append("s", 0, [ev(1), ev(2), ev(3)])
-    second = store.append("s", 3, [ev(4)])
+    real = sqlite_store._db.execute_alone
+    monkeypatch.setattr(sqlite_store._db, "execute_alone", lambda sql, params: statements.append(sql) or real(sql, params))
+    first = sqlite_store.append("s", 0, [ev(1), ev(2), ev(3)])
+    second = sqlite_store.append("s", 3, [ev(4)])
     assert len(statements) == 2 and statements[0].count("(?, ?, ?, ?, ?, ?, ?)") == 3
-    assert [e.position for e in store.read("s")] == list(first.positions + second.positions)
+    assert [e.position for e in sqlite_store.read("s")] == list(first.positions + second.positions)
     assert (first.first_version, first.last_version, second.last_version) == (1, 3, 4)
     with sqlite3.connect(path) as conn:
         head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = 's'").fetchone()
-    assert head == (4, store.read("s")[-1].hash) and store.verify_stream("s") == []
+    assert head == (4, sqlite_store.read("s")[-1].hash) and sqlite_store.verify_stream("s") == []
 
 
-def test_writer_between_head_read_and_insert_is_a_conflict(store, path, monkeypatch):
+def test_writer_between_head_read_and_insert_is_a_conflict(sqlite_store, path, monkeypatch):
     """Another process appends after this one read the head: the triggers refuse the stale rows."""
-    store.append("s", 0, [ev(1)])
+    sqlite_store.append("s", 0, [ev(1)])
     other = EventStore(path, registry=Registry())
-    real = store._db.execute_alone
+    real = sqlite_store._db.execute_alone
 
     def racing(sql, params):
         other.append("s", 1, [ev(99)])
         return real(sql, params)
 
-    monkeypatch.setattr(store._db, "execute_alone", racing)
+    monkeypatch.setattr(sqlite_store._db, "execute_alone", racing)
     with pytest.raises(ConcurrencyError) as info:
-        store.append("s", 1, [ev(2), ev(3)])
+        sqlite_store.append("s", 1, [ev(2), ev(3)])
     assert info.value.current_version == 2
-    assert [e.payload["n"] for e in store.read("s")] == [1, 99] and store.verify_stream("s") == []
+    assert [e.payload["n"] for e in sqlite_store.read("s")] == [1, 99] and sqlite_store.verify_stream("s") == []
 
 
 def test_database_without_head_triggers_appends_in_a_transaction(path):
@@ -344,25 +345,25 @@ def test_utc_now_is_the_store_timestamp_format():
     assert iso(datetime.fromisoformat(stamp.replace("Z", "+00:00"))) == stamp and len(stamp) == 27
 
 
-def test_connection_is_reopened_in_another_pid(store, monkeypatch):
-    first, _ = store._db.get()
-    assert store._db.get()[0] is first
+def test_connection_is_reopened_in_another_pid(sqlite_store, monkeypatch):
+    first, _ = sqlite_store._db.get()
+    assert sqlite_store._db.get()[0] is first
     real_pid = connection_module.os.getpid()
     monkeypatch.setattr(connection_module.os, "getpid", lambda: real_pid + 100_000)
-    second, _ = store._db.get()
+    second, _ = sqlite_store._db.get()
     assert second is not first and first in connection_module._INHERITED
-    store.append("s", 0, [ev(1)])
-    assert store.current_version("s") == 1
+    sqlite_store.append("s", 0, [ev(1)])
+    assert sqlite_store.current_version("s") == 1
 
 
-def test_each_thread_gets_its_own_connection(store):
+def test_each_thread_gets_its_own_connection(sqlite_store):
     seen, errors = [], []
 
     def work(i):
         try:
-            seen.append(store._db.get()[0])
+            seen.append(sqlite_store._db.get()[0])
             for n in range(10):
-                store.append(f"t{i}", n, [ev(n)])
+                sqlite_store.append(f"t{i}", n, [ev(n)])
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -372,7 +373,7 @@ def test_each_thread_gets_its_own_connection(store):
     for t in threads:
         t.join()
     assert errors == [] and len({id(c) for c in seen}) == 4
-    assert all(store.current_version(f"t{i}") == 10 for i in range(4))
+    assert all(sqlite_store.current_version(f"t{i}") == 10 for i in range(4))
 
 
 def test_busy_writer_is_waited_for_not_reported(path):
@@ -408,40 +409,36 @@ def chained(store):
     return store
 
 
-def test_edited_payload_is_named(chained, path):
-    raw(path).execute("UPDATE events SET payload = '{\"n\":99}' WHERE stream = 'm' AND version = 3")
+def test_edited_payload_is_named(chained, backend):
+    backend.sql("UPDATE events SET payload = '{\"n\":99}' WHERE stream = 'm' AND version = 3")
     problems = chained.verify_stream("m")
     assert [(p.version, p.kind) for p in problems] == [(3, "hash")]
     assert "v3" in str(problems[0])
 
 
-def test_dropped_row_is_caught(chained, path):
-    raw(path).execute("DELETE FROM events WHERE stream = 'm' AND version = 2")
+def test_dropped_row_is_caught(chained, backend):
+    backend.sql("DELETE FROM events WHERE stream = 'm' AND version = 2")
     problems = chained.verify_stream("m")
     assert (2, "gap") in [(p.version, p.kind) for p in problems]
 
 
-def test_dropped_last_row_is_caught(chained, path):
-    raw(path).execute("DELETE FROM events WHERE stream = 'm' AND version = 5")
+def test_dropped_last_row_is_caught(chained, backend):
+    backend.sql("DELETE FROM events WHERE stream = 'm' AND version = 5")
     problems = chained.verify_stream("m")
     assert [(p.version, p.kind) for p in problems] == [(5, "truncated")]
 
 
-def test_reordered_rows_are_caught(chained, path):
-    conn = raw(path)
-    conn.execute("BEGIN")
-    conn.execute("UPDATE events SET version = version + 100 WHERE stream = 'm' AND version IN (2, 4)")
-    conn.execute("UPDATE events SET version = 4 WHERE stream = 'm' AND version = 102")
-    conn.execute("UPDATE events SET version = 2 WHERE stream = 'm' AND version = 104")
-    conn.execute("COMMIT")
+def test_reordered_rows_are_caught(chained, backend):
+    backend.script(["UPDATE events SET version = version + 100 WHERE stream = 'm' AND version IN (2, 4)",
+                    "UPDATE events SET version = 4 WHERE stream = 'm' AND version = 102",
+                    "UPDATE events SET version = 2 WHERE stream = 'm' AND version = 104"])
     versions = {p.version for p in chained.verify_stream("m")}
     assert {2, 4} <= versions
 
 
-def test_swapped_payloads_and_types_are_caught(chained, path):
-    conn = raw(path)
-    conn.execute("UPDATE events SET type = 'other', payload = '{\"n\":4}' WHERE stream = 'm' AND version = 2")
-    conn.execute("UPDATE events SET payload = '{\"n\":2}' WHERE stream = 'm' AND version = 4")
+def test_swapped_payloads_and_types_are_caught(chained, backend):
+    backend.sql("UPDATE events SET type = 'other', payload = '{\"n\":4}' WHERE stream = 'm' AND version = 2")
+    backend.sql("UPDATE events SET payload = '{\"n\":2}' WHERE stream = 'm' AND version = 4")
     assert sorted(p.version for p in chained.verify_stream("m")) == [2, 4]
 
 
@@ -484,8 +481,8 @@ def make_registry():
     return registry
 
 
-def test_old_payloads_are_upcast_step_by_step(path):
-    store = EventStore.initialise(path, registry=make_registry())
+def test_old_payloads_are_upcast_step_by_step(backend):
+    store = backend.store(registry=make_registry())
     store.append("m", 0, [NewEvent("tile_discarded", {"t": "5m"}, schema_version=1),
                           NewEvent("tile_discarded", {"tile": "1p", "seat": 2}, schema_version=2),
                           NewEvent("tile_discarded", {"tile": "9s", "seat": 1, "riichi": True})])
@@ -506,10 +503,10 @@ def test_unregistered_types_pass_through(store):
     assert [(e.type, e.schema_version, e.payload) for e in events] == [("mystery", 7, {"a": 1}), ("plain", 1, {})]
 
 
-def test_missing_upcaster_is_an_error_not_data_loss(path):
+def test_missing_upcaster_is_an_error_not_data_loss(backend):
     registry = Registry()
     registry.register("x", version=2)
-    store = EventStore.initialise(path, registry=registry)
+    store = backend.store(registry=registry)
     store.append("m", 0, [NewEvent("x", {"old": True}, schema_version=1)])
     with pytest.raises(UpcastError, match="from schema version 1"):
         store.read("m")
@@ -609,3 +606,186 @@ def test_a_long_transactional_append_is_chunked_under_one_timestamp(store):
     assert [e.position for e in events] == list(result.positions)
     assert {e.recorded_at for e in events} == {result.recorded_at}
     assert store.verify_stream("long") == [] and store.current_version("long") == count
+
+
+# -- across connections and nodes: both backends ------------------------------------------------
+def test_racing_appends_at_one_version_let_exactly_one_through(backend):
+    """Eight writers (own store objects, as on eight nodes) append at the same version, eight rounds:
+    each round exactly one wins, the others get ConcurrencyError; nothing is lost or doubled."""
+    stores = [backend.store(registry=Registry()) for _ in range(8)]
+    barrier, outcomes, lock = threading.Barrier(8), [], threading.Lock()
+
+    def writer(i):
+        for round_ in range(8):
+            barrier.wait(timeout=60)
+            try:
+                stores[i].append("race", round_, [ev(i * 100 + round_)])
+                with lock:
+                    outcomes.append((round_, i))
+            except ConcurrencyError:
+                pass
+            barrier.wait(timeout=60)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(r for r, _ in outcomes) == list(range(8))
+    events = stores[0].read("race")
+    assert [e.payload["n"] for e in events] == [i * 100 + r for r, i in sorted(outcomes)]
+    assert stores[0].verify_stream("race") == []
+
+
+def test_racing_new_streams_and_idempotency_keys(backend):
+    """Racing creations of one stream (expected 0) and racing retries of one idempotency key."""
+    stores = [backend.store(registry=Registry()) for _ in range(6)]
+    barrier, won, replays = threading.Barrier(6), [], []
+
+    def writer(i):
+        barrier.wait(timeout=60)
+        try:
+            won.append(stores[i].append("fresh", 0, [ev(i)]).last_version)
+        except ConcurrencyError:
+            pass
+        barrier.wait(timeout=60)
+        try:
+            result = stores[i].append("keyed", 0, [ev(7)], idempotency_key="same", request_fingerprint="f")
+            replays.append(result.replayed)
+        except ConcurrencyError:  # lost the race before the winner's key was committed: a retry replays
+            replays.append(stores[i].append("keyed", 0, [ev(7)], idempotency_key="same",
+                                            request_fingerprint="f").replayed)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert won == [1] and stores[0].current_version("fresh") == 1
+    assert sorted(replays) == [False] + [True] * 5 and stores[0].current_version("keyed") == 1
+
+
+def test_the_global_feed_never_skips_an_event_committed_late(backend):
+    """Writers on many streams commit in any order while a reader tails read_all from its last
+    position: what the reader collected is exactly the final feed (no gap filled in behind it)."""
+    stores = [backend.store(registry=Registry()) for _ in range(5)]
+    done, seen = threading.Event(), []
+
+    def writer(i):
+        version = 0
+        for n in range(40):
+            version = stores[i].append(f"w{i}", version, [ev(n)] * (1 + n % 3)).last_version
+
+    def reader():
+        after = 0
+        while True:
+            finished = done.is_set()
+            batch = stores[4].read_all(after_position=after)
+            seen.extend(batch)
+            after = batch[-1].position if batch else after
+            if finished and not batch:
+                return
+
+    tail = threading.Thread(target=reader)
+    tail.start()
+    writers = [threading.Thread(target=writer, args=(i,)) for i in range(4)]
+    for t in writers:
+        t.start()
+    for t in writers:
+        t.join(timeout=120)
+    done.set()
+    tail.join(timeout=120)
+    final = stores[4].read_all()
+    assert [(e.stream, e.version) for e in seen] == [(e.stream, e.version) for e in final]
+    assert len(final) == 4 * sum(1 + n % 3 for n in range(40))
+
+
+def test_watch_tells_every_store_of_each_append(backend):
+    """A watcher is told (stream, version) after an append commits — on PostgreSQL also through
+    another store object (another node); unwatch stops it."""
+    import time
+
+    store, other = backend.store(registry=Registry()), backend.store(registry=Registry())
+    mine, theirs = [], []
+    unwatch = store.watch(lambda stream, version: mine.append((stream, version)))
+    other.watch(lambda stream, version: theirs.append((stream, version)))
+    store.append("w", 0, [ev(1), ev(2)])
+    other.append("w", 2, [ev(3)])
+    expected_mine = [("w", 2), ("w", 3)] if backend.name == "postgresql" else [("w", 2)]
+    deadline = time.monotonic() + 10
+    while mine != expected_mine and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert mine == expected_mine
+    unwatch()
+    store.append("w", 3, [ev(4)])
+    time.sleep(0.3)
+    assert ("w", 4) not in mine and ("w", 3) in theirs
+
+
+def test_outbox_claim_hands_each_notice_to_one_claimer(backend):
+    stores = [backend.store(registry=Registry()) for _ in range(4)]
+    stores[0].append("s", 0, [ev(1)], outbox=[{"n": n} for n in range(30)])
+    now, lease = "2999-01-01T00:00:00.000000Z", "2999-01-01T00:02:00.000000Z"
+    barrier, claimed = threading.Barrier(4), []
+
+    def claimer(i):
+        barrier.wait(timeout=60)
+        for _ in range(5):
+            claimed.extend(item.payload["n"] for item in stores[i].outbox_claim(now, lease, limit=4))
+
+    threads = [threading.Thread(target=claimer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(claimed) == list(range(30))  # each once
+    assert stores[0].outbox_claim(now, lease) == []  # all leased
+    first = stores[0].outbox_pending(now)[0]
+    stores[0].outbox_release(first.id)
+    assert [item.id for item in stores[1].outbox_claim(now, lease)] == [first.id]
+    assert [i.payload["n"] for i in stores[0].outbox_claim("2999-01-01T00:03:00.000000Z", "3000-01-01T00:00:00Z")] \
+        == list(range(30))  # leases ended: claimable again
+
+
+def test_import_rows_keeps_the_chain_and_resumes(backend, tmp_path):
+    source = EventStore.initialise(str(tmp_path / "source.db"), registry=Registry())
+    source.append("m", 0, [ev(1), ev(2)])
+    source.append("m", 2, [ev(3)])
+    rows = source.export_rows("m")
+    store = backend.store(registry=Registry())
+    assert store.import_rows("m", rows[:2]) == 2
+    assert store.import_rows("m", rows) == 1  # resumed: the first two are skipped
+    assert store.import_rows("m", rows) == 0
+    assert store.export_rows("m") == [dict(r, position=mine["position"]) for r, mine in zip(rows, store.export_rows("m"))]
+    assert store.verify_stream("m") == [] and store.append("m", 3, [ev(4)]).last_version == 4
+    assert store.verify_stream("m") == []
+
+
+# -- PostgreSQL's own guards ----------------------------------------------------------------------
+def test_postgres_events_are_append_only_and_unique(pg_url):
+    import psycopg
+
+    from events import PostgresEventStore
+
+    store = PostgresEventStore.initialise(pg_url, registry=Registry())
+    store.append("s", 0, [ev(1)])
+    PostgresEventStore.initialise(pg_url).close()  # idempotent
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("UPDATE events SET payload = '{}'")
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("DELETE FROM events")
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute("INSERT INTO events (stream, version, position, type, schema_version, payload, "
+                         "recorded_at, hash) VALUES ('s', 1, 99, 't', 1, '{}', 'now', 'h')")
+    assert store.read("s")[0].payload == {"n": 1} and store.verify_stream("s") == []
+
+
+def test_postgres_unreachable_is_storage_unavailable():
+    from events import PostgresEventStore
+
+    store = PostgresEventStore("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", pool_size=1)
+    store.pool().timeout = 3
+    with pytest.raises(StorageUnavailable, match="PostgreSQL"):
+        store.read("m")
+    store.close()

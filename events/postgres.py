@@ -1,0 +1,431 @@
+"""PostgresEventStore: the EventStore contract on PostgreSQL (psycopg 3 and its connection pool).
+
+Same methods, arguments, results and errors as the SQLite EventStore (tests/test_store.py runs
+one suite against both). How order and uniqueness are kept across nodes (docs/STORE.md):
+
+* a stream's head row (`stream_heads`) is moved from exactly the expected version in the same
+  statement that inserts the rows: a racing append finds the head moved (or, for a new stream,
+  the head row inserted) and gets ConcurrencyError; (stream, version) is the primary key besides;
+* the global feed's positions come from a sequence taken under a per-feed advisory lock held
+  until commit, so commits happen in position order and `read_all` never skips an event that
+  becomes visible late;
+* every append NOTIFYs `tf_<schema>` with "<version> <stream>": `watch` wakes waiters on every node.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+
+from .chain import Problem, canonical_json, verify_chain
+from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
+from .models import AppendResult, OutboxItem, StoredEvent
+from .pg_schema import create_schema
+from .registry import Registry, default_registry
+from .store import (EventLike, EventStore, _check_expected, _check_stream, _fingerprint, _head_problems,
+                    _own_part, _position_problems, _row_hash, iso, utc_now)
+
+log = logging.getLogger(__name__)
+ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorded_at, hash"
+ROW_NAMES = tuple(c.strip() for c in ROW_COLUMNS.split(","))
+APPEND_SQL = "SELECT tf_append(%s, %s::int, %s, %s::text[], %s::int[], %s::text[], %s::text[], %s)"
+Watcher = Callable[[str, int], None]
+
+
+def is_postgres_url(target: Any) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+class PgConnection:
+    """What `extra(conn)` and `write(fn)` get on PostgreSQL: `execute(sql, params)` with SQLite's
+    `?` placeholders (translated to psycopg's %s), returning a psycopg cursor."""
+
+    _translated: dict[str, str] = {}
+
+    def __init__(self, conn) -> None:
+        self.raw = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()):
+        text = self._translated.get(sql)
+        if text is None:
+            text = self._translated.setdefault(sql, sql.replace("%", "%%").replace("?", "%s"))
+        return self.raw.execute(text, list(params))
+
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]):
+        cursor = self.raw.cursor()
+        cursor.executemany(sql.replace("%", "%%").replace("?", "%s"), [list(p) for p in seq])
+        return cursor
+
+
+class PostgresEventStore:
+    """Append-only, hash-chained event streams in one PostgreSQL schema, shared by many nodes."""
+
+    dialect = "postgresql"
+    _prepare = EventStore._prepare
+    _to_stored = EventStore._to_stored
+
+    def __init__(self, url: str, *, registry: Optional[Registry] = None, pool_size: int = 10,
+                 synchronous: Optional[str] = None, **_sqlite_only: Any) -> None:
+        self.path = self.url = url
+        self.registry = registry if registry is not None else default_registry
+        self.pool_size = pool_size
+        self.synchronous = synchronous
+        self._pool = None
+        self._pool_pid: Optional[int] = None
+        self._pool_lock = threading.Lock()
+        self._watchers: list[Watcher] = []
+        self._listener_pid: Optional[int] = None
+
+    @classmethod
+    def initialise(cls, url: str, **options: Any) -> "PostgresEventStore":
+        """Create the schema if missing (idempotent; nodes may race) and return a store."""
+        store = cls(url, **options)
+        with store._connection() as conn:
+            create_schema(conn)
+        return store
+
+    # -- connections ------------------------------------------------------------
+    def pool(self):
+        """This process's connection pool (a forked child opens its own)."""
+        if self._pool is None or self._pool_pid != os.getpid():
+            with self._pool_lock:
+                if self._pool is None or self._pool_pid != os.getpid():
+                    from psycopg_pool import ConnectionPool
+
+                    self._pool = ConnectionPool(self.url, min_size=1, max_size=self.pool_size, open=True,
+                                                kwargs={"autocommit": True}, name="tilefold", timeout=30)
+                    self._pool_pid = os.getpid()
+        return self._pool
+
+    def _connection(self):
+        return _Borrowed(self)
+
+    def close(self) -> None:
+        """Close this process's pool and stop its listener (the next call opens a new pool)."""
+        self._listener_pid = None
+        pool, self._pool = self._pool, None
+        if pool is not None and self._pool_pid == os.getpid():
+            pool.close()
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """The rows of one statement (autocommit), `?` placeholders."""
+        with self._connection() as conn:
+            return PgConnection(conn).execute(sql, params).fetchall()
+
+    def write(self, fn: Callable[[PgConnection], Any]) -> Any:
+        """Run fn(conn) in one transaction (committed when it returns, rolled back if it raises)."""
+        with self._connection() as conn, conn.transaction():
+            return fn(PgConnection(conn))
+
+    def _execute(self, sql: str, params: Sequence[Any]) -> None:
+        with self._connection() as conn:
+            conn.execute(sql, list(params))
+
+    # -- appending ------------------------------------------------------------
+    def append(self, stream: str, expected_version: int, events: Sequence[EventLike],
+               idempotency_key: Optional[str] = None, *, request_fingerprint: Optional[str] = None,
+               outbox: Optional[Iterable[Any]] = None, extra: Optional[Callable[[Any], None]] = None,
+               own: Optional[int] = None) -> AppendResult:
+        """Atomically append events if the stream is at expected_version (see EventStore.append)."""
+        _check_stream(stream)
+        _check_expected(expected_version)
+        rows = [self._prepare(event) for event in events]
+        if not rows:
+            raise ValueError("append needs at least one event")
+        outbox_json = [canonical_json(item) for item in outbox or ()]
+        if idempotency_key is None and not outbox_json and extra is None:
+            return _own_part(self._append_alone(stream, expected_version, rows), own)
+        fingerprint = request_fingerprint or _fingerprint(stream, expected_version, rows, outbox_json)
+        with self._connection() as conn, conn.transaction():
+            if idempotency_key is not None:
+                prior = _prior_result(conn, idempotency_key, stream, fingerprint)
+                if prior is not None:
+                    return prior
+            row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s FOR UPDATE",
+                               [stream]).fetchone()
+            current, prev_hash = row if row else (0, "")
+            if current != expected_version:
+                raise ConcurrencyError(stream, expected_version, current)
+            if outbox_json:
+                now = utc_now()
+                conn.cursor().executemany("INSERT INTO outbox (stream, created_at, payload) VALUES (%s, %s, %s)",
+                                          [(stream, now, item) for item in outbox_json])
+            if extra is not None:
+                extra(PgConnection(conn))
+            result = _own_part(_insert(conn, stream, current, prev_hash, rows), own)
+            if idempotency_key is not None:
+                conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) "
+                             "VALUES (%s, %s, %s, %s, %s)",
+                             [idempotency_key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
+            return result
+
+    def _append_alone(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
+        """Read the head, then append in ONE statement (autocommit): two round trips, one commit."""
+        with self._connection() as conn:
+            row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+            current, prev_hash = row if row else (0, "")
+            if current != expected:
+                raise ConcurrencyError(stream, expected, current)
+            return _insert(conn, stream, current, prev_hash, rows)
+
+    def import_rows(self, stream: str, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Append already-hashed rows (an export of another store, in version order) keeping their
+        recorded_at and hashes; rows at or below the stream's head are skipped (so a copy resumes).
+        Returns how many rows were written. Rows of one recorded_at go in one append."""
+        written, batch = 0, []
+        for row in rows:
+            if batch and row["recorded_at"] != batch[-1]["recorded_at"]:
+                written += self._import_batch(stream, batch)
+                batch = []
+            batch.append(row)
+        return written + (self._import_batch(stream, batch) if batch else 0)
+
+    def _import_batch(self, stream: str, batch: list[Mapping[str, Any]]) -> int:
+        with self._connection() as conn:
+            row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+            current, prev_hash = row if row else (0, "")
+            batch = [r for r in batch if r["version"] > current]
+            if not batch:
+                return 0
+            if batch[0]["version"] != current + 1:
+                raise ConcurrencyError(stream, batch[0]["version"] - 1, current)
+            payloads = [r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"])
+                        for r in batch]
+            first = conn.execute(APPEND_SQL, [stream, current, prev_hash, [r["type"] for r in batch],
+                                              [r["schema_version"] for r in batch], payloads,
+                                              [r["hash"] for r in batch], batch[0]["recorded_at"]]).fetchone()[0]
+            if first is None:
+                raise ConcurrencyError(stream, current, self.current_version(stream))
+            return len(batch)
+
+    def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
+                          request_fingerprint: Optional[str] = None) -> Optional[AppendResult]:
+        """The stored result for a key (replayed=True), or None; checks stream/fingerprint when given."""
+        rows = self.query("SELECT stream, request_hash, result FROM idempotency WHERE key = ?", [idempotency_key])
+        if not rows:
+            return None
+        row_stream, request_hash, result = rows[0]
+        if stream is not None and row_stream != stream:
+            raise IdempotencyMismatch(idempotency_key, f"stream {row_stream!r}, not {stream!r}")
+        if request_fingerprint is not None and request_hash != request_fingerprint:
+            raise IdempotencyMismatch(idempotency_key, "a request with a different body (fingerprint differs)")
+        return AppendResult.from_dict(json.loads(result), replayed=True)
+
+    # -- reading --------------------------------------------------------------
+    def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
+        """Events of stream with version > after, in version order, payloads upcast."""
+        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s ORDER BY version"
+        return self._select_events(sql, [stream, after], limit)
+
+    def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
+        """The global feed: every stream's events with position > after_position, in order.
+
+        Never skips: positions are committed in order (the feed lock in tf_append), so every
+        position below one a reader sees is already visible to it (or was never committed)."""
+        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > %s ORDER BY position"
+        return self._select_events(sql, [after_position], limit)
+
+    def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
+        if limit is not None:
+            sql, params = sql + " LIMIT %s", params + [int(limit)]
+        with self._connection() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [self._to_stored(row) for row in rows]
+
+    def current_version(self, stream: str) -> int:
+        """The stream's last version, 0 if it has no events."""
+        rows = self.query("SELECT version FROM stream_heads WHERE stream = ?", [stream])
+        return rows[0][0] if rows else 0
+
+    def streams(self) -> list[str]:
+        """Every stream that has at least one event, sorted by name (bytewise, as SQLite sorts)."""
+        return [row[0] for row in self.query('SELECT stream FROM stream_heads ORDER BY stream COLLATE "C"')]
+
+    def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
+        """Raw stored rows (payload as stored, not upcast) for ndjson export / verify_chain."""
+        if stream:
+            rows = self.query(f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY version", [stream])
+        else:
+            rows = self.query(f"SELECT {ROW_COLUMNS} FROM events ORDER BY position")
+        return [_row_dict(row) for row in rows]
+
+    def verify_stream(self, stream: str) -> list[Problem]:
+        """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            rows = conn.execute(f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s ORDER BY version",
+                                [stream]).fetchall()
+            head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+        dicts = [_row_dict(row) for row in rows]
+        head_dict = {"version": head[0], "hash": head[1]} if head else None
+        return verify_chain(dicts) + _position_problems(dicts) + _head_problems(stream, dicts, head_dict)
+
+    # -- outbox ---------------------------------------------------------------
+    def outbox_pending(self, now: Any = None, limit: int = 100) -> list[OutboxItem]:
+        """Undelivered outbox rows whose next attempt is due at `now`, oldest first."""
+        sql = ("SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
+               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
+               "ORDER BY id LIMIT ?")
+        rows = self.query(sql, [iso(now) if now is not None else utc_now(), int(limit)])
+        return [_outbox_item(row) for row in rows]
+
+    def outbox_claim(self, now: Any, until: Any, limit: int = 50) -> list[OutboxItem]:
+        """Claim due, unclaimed notices until `until` (a lease): each is handed to ONE caller on
+        any node (FOR UPDATE SKIP LOCKED: racing claimers take different rows, never wait)."""
+        sql = ("UPDATE outbox SET claimed_until = %s WHERE id IN (SELECT id FROM outbox "
+               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= %s) "
+               "AND (claimed_until IS NULL OR claimed_until < %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED) "
+               "RETURNING id, stream, created_at, payload, attempts, next_attempt_at")
+        moment = iso(now)
+        with self._connection() as conn:
+            rows = conn.execute(sql, [iso(until), moment, moment, int(limit)]).fetchall()
+        return sorted((_outbox_item(row) for row in rows), key=lambda item: item.id)
+
+    def outbox_release(self, item_id: int) -> None:
+        self._execute("UPDATE outbox SET claimed_until = NULL WHERE id = %s", [item_id])
+
+    def outbox_mark_delivered(self, item_id: int, delivered_at: Any = None) -> None:
+        when = iso(delivered_at) if delivered_at is not None else utc_now()
+        self._execute("UPDATE outbox SET delivered_at = %s WHERE id = %s", [when, item_id])
+
+    def outbox_mark_failed(self, item_id: int, next_attempt_at: Any) -> None:
+        self._execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = %s WHERE id = %s",
+                      [iso(next_attempt_at), item_id])
+
+    # -- meta key/value ---------------------------------------------------------
+    def meta_get(self, key: str, default: Any = None) -> Any:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", [key])
+        return json.loads(rows[0][0]) if rows else default
+
+    def meta_set(self, key: str, value: Any) -> None:
+        self._execute("INSERT INTO meta (key, value) VALUES (%s, %s) "
+                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, canonical_json(value)])
+
+    # -- notifications ------------------------------------------------------------
+    def watch(self, callback: Watcher) -> Callable[[], None]:
+        """Call callback(stream, version) after any append on any node commits (LISTEN/NOTIFY, one
+        listening connection per process). After the listener lost its connection, it calls
+        callback("*", 0): anything may have changed meanwhile. Returns a function that unwatches."""
+        self._watchers.append(callback)
+        self._ensure_listener()
+
+        def unwatch() -> None:
+            try:
+                self._watchers.remove(callback)
+            except ValueError:
+                pass
+        return unwatch
+
+    def _ensure_listener(self) -> None:
+        if self._listener_pid == os.getpid():
+            return
+        with self._pool_lock:
+            if self._listener_pid == os.getpid():
+                return
+            self._listener_pid = os.getpid()
+            ready = threading.Event()
+            threading.Thread(target=self._listen, args=(ready,), name="tilefold-listen", daemon=True).start()
+        ready.wait(10)
+
+    def _listen(self, ready: threading.Event) -> None:
+        import psycopg
+
+        lost, me = False, os.getpid()
+        while self._listener_pid == me:
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+                    schema = conn.execute("SELECT current_schema()").fetchone()[0]
+                    conn.execute(f'LISTEN "tf_{schema}"')
+                    ready.set()
+                    if lost:
+                        self._tell("*", 0)
+                    while self._listener_pid == me:
+                        for note in conn.notifies(timeout=1.0):
+                            version, _, stream = note.payload.partition(" ")
+                            self._tell(stream, int(version))
+            except Exception as exc:  # noqa: BLE001 - reconnect after any failure
+                if self._listener_pid == me:
+                    log.warning("LISTEN connection lost (%s); reconnecting", exc)
+            lost = True
+            ready.set()
+            time.sleep(0.5)
+
+    def _tell(self, stream: str, version: int) -> None:
+        for callback in list(self._watchers):
+            try:
+                callback(stream, version)
+            except Exception:  # noqa: BLE001 - one bad watcher must not stop the others
+                log.exception("append watcher failed")
+
+
+class _Borrowed:
+    """`with store._connection() as conn`: a pooled autocommit connection; psycopg's connection
+    failures become StorageUnavailable (the service answers 503), like SQLite's faults."""
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        self.store = store
+        self.context = None
+
+    def __enter__(self):
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            self.context = self.store.pool().connection()
+            return self.context.__enter__()
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({type(exc).__name__}: {exc})") from exc
+
+    def __exit__(self, kind, exc, tb):
+        import psycopg
+
+        try:
+            self.context.__exit__(kind, exc, tb)
+        except psycopg.OperationalError as failure:
+            if exc is None:
+                raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({failure})") from failure
+        if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, psycopg.errors.QueryCanceled):
+            raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({type(exc).__name__}: {exc})") from exc
+        return False
+
+
+def _insert(conn, stream: str, current: int, prev_hash: str, rows: list[dict]) -> AppendResult:
+    """Hash the rows after (current, prev_hash) and append them with tf_append (one statement)."""
+    recorded_at, hashes, last = utc_now(), [], prev_hash
+    for version, row in enumerate(rows, start=current + 1):
+        last = _row_hash(last, stream, version, row, recorded_at)
+        hashes.append(last)
+    params = [stream, current, prev_hash, [r["type"] for r in rows], [r["schema_version"] for r in rows],
+              [r["payload_json"] for r in rows], hashes, recorded_at]
+    first = conn.execute(APPEND_SQL, params).fetchone()[0]
+    if first is None:  # the head moved (or a racing append created the stream): someone got in first
+        head = conn.execute("SELECT version FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+        raise ConcurrencyError(stream, current, head[0] if head else 0)
+    positions = tuple(range(first, first + len(rows)))
+    return AppendResult(stream, current + 1, current + len(rows), positions, recorded_at=recorded_at)
+
+
+def _prior_result(conn, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
+    row = conn.execute("SELECT stream, request_hash, result FROM idempotency WHERE key = %s FOR UPDATE",
+                       [key]).fetchone()
+    if row is None:
+        return None
+    if row[0] != stream:
+        raise IdempotencyMismatch(key, f"stream {row[0]!r}, not {stream!r}")
+    if row[1] != fingerprint:
+        raise IdempotencyMismatch(key, "a request with a different body (fingerprint differs)")
+    return AppendResult.from_dict(json.loads(row[2]), replayed=True)
+
+
+def _row_dict(row: tuple) -> dict[str, Any]:
+    out = dict(zip(ROW_NAMES, row))
+    out["payload"] = json.loads(out["payload"])
+    return out
+
+
+def _outbox_item(row: tuple) -> OutboxItem:
+    item_id, stream, created_at, payload, attempts, next_attempt_at = row
+    return OutboxItem(item_id, stream, created_at, json.loads(payload), attempts, next_attempt_at)
