@@ -252,6 +252,12 @@ class PostgresEventStore:
             rows = self.query(f"SELECT {ROW_COLUMNS} FROM events ORDER BY position")
         return [_row_dict(row) for row in rows]
 
+    def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        """A page of raw rows of the global feed (payload as stored text), for `tilefold copy`."""
+        rows = self.query(f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                          [after_position, int(limit)])
+        return [dict(zip(ROW_NAMES, row)) for row in rows]
+
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
         with self._connection() as conn, conn.transaction():
@@ -272,7 +278,15 @@ class PostgresEventStore:
         rows = self.query(sql, [iso(now) if now is not None else utc_now(), int(limit)])
         return [_outbox_item(row) for row in rows]
 
-    def outbox_claim(self, now: Any, until: Any, limit: int = 50) -> list[OutboxItem]:
+    def outbox_claim(self, item_id: int, now: Any, until: Any) -> bool:
+        """Claim one notice until `until` iff it is undelivered and unclaimed (or its lease ended
+        before `now`): one UPDATE, so of racing claimers on any node exactly one gets True."""
+        sql = ("UPDATE outbox SET claimed_until = %s WHERE id = %s AND delivered_at IS NULL "
+               "AND (claimed_until IS NULL OR claimed_until < %s)")
+        with self._connection() as conn:
+            return conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1
+
+    def outbox_claim_due(self, now: Any, until: Any, limit: int = 50) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease): each is handed to ONE caller on
         any node (FOR UPDATE SKIP LOCKED: racing claimers take different rows, never wait)."""
         sql = ("UPDATE outbox SET claimed_until = %s WHERE id IN (SELECT id FROM outbox "
@@ -289,10 +303,11 @@ class PostgresEventStore:
 
     def outbox_mark_delivered(self, item_id: int, delivered_at: Any = None) -> None:
         when = iso(delivered_at) if delivered_at is not None else utc_now()
-        self._execute("UPDATE outbox SET delivered_at = %s WHERE id = %s", [when, item_id])
+        self._execute("UPDATE outbox SET delivered_at = %s, claimed_until = NULL WHERE id = %s", [when, item_id])
 
     def outbox_mark_failed(self, item_id: int, next_attempt_at: Any) -> None:
-        self._execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = %s WHERE id = %s",
+        self._execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = %s, claimed_until = NULL "
+                      "WHERE id = %s",
                       [iso(next_attempt_at), item_id])
 
     # -- meta key/value ---------------------------------------------------------

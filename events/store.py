@@ -206,6 +206,11 @@ class EventStore:
             row["payload"] = json.loads(row["payload"])
         return rows
 
+    def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        """A page of raw rows of the global feed (payload as stored text), for `tilefold copy`."""
+        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?"
+        return self._db.read(lambda conn, db: list(db.query(sql, [after_position, int(limit)])))
+
     # -- integrity ------------------------------------------------------------
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
@@ -283,7 +288,14 @@ class EventStore:
                 pass
         return result
 
-    def outbox_claim(self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50) -> list[OutboxItem]:
+    def outbox_claim(self, item_id: int, now: Union[datetime, str], until: Union[datetime, str]) -> bool:
+        """Claim one notice until `until` iff it is undelivered and unclaimed (or its lease ended before `now`)."""
+        sql = ("UPDATE outbox SET claimed_until = ? WHERE id = ? AND delivered_at IS NULL "
+               "AND (claimed_until IS NULL OR claimed_until < ?)")
+        self._ensure_claim_column()
+        return self._db.write(lambda conn, db: conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
+
+    def outbox_claim_due(self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease), oldest first: a claimed row is handed
         to no other caller until the lease ends or outbox_release (BEGIN IMMEDIATE serialises claimers)."""
         moment, lease = iso(now), iso(until)

@@ -8,7 +8,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from events import EventStore
+from events import initialise_store, open_store
 
 from . import config, correspondence, problems
 from .jsonio import OrjsonProvider
@@ -78,5 +78,5 @@ def _refuse_oversized_streams() -> None:
 def _service(settings: Mapping[str, Any]) -> MatchService:
     options = {"synchronous": settings["SYNCHRONOUS"]}
     path = settings["DATABASE"]
-    store = EventStore.initialise(path, **options) if settings["INIT_DB"] else EventStore(path, **options)
+    store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
     return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), settings["BOT_DELAY"])

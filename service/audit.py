@@ -294,11 +294,11 @@ __all__ = ["FORMATS", "LogError", "Verdict", "export", "export_rows", "import_ro
 
 # -- command line (service/cli.py registers export / verify / import) -------------------------
 def _repo(db: Optional[str]) -> MatchRepository:
-    from events import EventStore
+    from events import initialise_store
 
     from .config import from_env
     path = db or from_env()["DATABASE"]
-    return MatchRepository(EventStore.initialise(path))
+    return MatchRepository(initialise_store(path))
 
 
 def _read_text(path: str) -> str:

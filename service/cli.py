@@ -24,20 +24,21 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
-    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file "
+                        "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing")
     parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
 
 
 @command("serve", "run the HTTP service under gunicorn (gthread workers)", _serve_args)
 def serve(args: argparse.Namespace) -> int:
-    from events import EventStore
+    from events import initialise_store
 
     from .config import from_env
 
     if args.db:
         os.environ["TILEFOLD_DB"] = args.db
     settings = from_env()
-    EventStore.initialise(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
+    initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
     options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
                "worker_class": "gthread", "timeout": args.timeout, "accesslog": None,
                "graceful_timeout": 10, "worker_tmp_dir": _memory_dir()}
@@ -103,7 +104,7 @@ def _read(path: str) -> str:
 def _log_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="match id (export) or log file, '-' = stdin (verify, import)")
     parser.add_argument("--format", choices=("ndjson", "json", "text"), default="ndjson", help="export format")
-    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
 
 
 @command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
@@ -126,7 +127,7 @@ def import_log(args: argparse.Namespace) -> int:
 
 # -- tick (correspondence play: service/correspondence.py) -------------------------------
 def _tick_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, help="SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
     parser.add_argument("--every", type=float, default=None,
                         help="repeat every N seconds instead of running once (e.g. a Procfile clock line)")
 
@@ -135,6 +136,39 @@ def _tick_args(parser: argparse.ArgumentParser) -> None:
 def tick(args: argparse.Namespace) -> int:
     from .correspondence import run_tick
     return run_tick(args)
+
+
+# -- copy (moving a deployment between SQLite and PostgreSQL: events/copy.py) -----------------
+def _copy_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="the store to copy from: a SQLite file or a postgresql:// URL")
+    parser.add_argument("destination", help="the store to copy into (created if missing)")
+    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
+
+
+@command("copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume",
+         _copy_args)
+def copy(args: argparse.Namespace) -> int:
+    from events import Registry, initialise_store, is_postgres_url, open_store
+    from events.copy import copy_store
+
+    if not is_postgres_url(args.source) and not os.path.exists(args.source):
+        print(f"tilefold copy: no such SQLite file {args.source!r}", file=sys.stderr)
+        return 2
+    source = open_store(args.source, registry=Registry())  # raw rows: no upcasting needed
+    destination = initialise_store(args.destination, registry=Registry())
+    try:
+        report = copy_store(source, destination, page=args.page, progress=_copy_progress)
+    finally:
+        source.close()
+        destination.close()
+    print(json.dumps({"streams": report.streams, "rows_read": report.rows_read, "rows_written": report.rows_written,
+                      "side_rows": report.side_rows, "problems": [str(p) for p in report.problems],
+                      "mismatched": report.mismatched, "verified": report.ok}), flush=True)
+    return 0 if report.ok else 1
+
+
+def _copy_progress(report: Any) -> None:
+    print(f"copied {report.rows_written} of {report.rows_read} rows read so far", file=sys.stderr, flush=True)
 
 
 # -- entry point --------------------------------------------------------------------

@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 #: env variable -> (Flask config key, parser, default)
 ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
-    "TILEFOLD_DB": ("DATABASE", str, "tilefold.db"),
+    "TILEFOLD_DB": ("DATABASE", str, "tilefold.db"),  # a postgresql:// URL, or a SQLite file
     "TILEFOLD_MAX_BODY": ("MAX_CONTENT_LENGTH", int, 64 * 1024),
     "TILEFOLD_BOT_DELAY": ("BOT_DELAY", float, 0.0),
     "TILEFOLD_MAX_WAIT": ("MAX_WAIT", float, 30.0),

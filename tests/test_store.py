@@ -731,7 +731,7 @@ def test_outbox_claim_hands_each_notice_to_one_claimer(backend):
     def claimer(i):
         barrier.wait(timeout=60)
         for _ in range(5):
-            claimed.extend(item.payload["n"] for item in stores[i].outbox_claim(now, lease, limit=4))
+            claimed.extend(item.payload["n"] for item in stores[i].outbox_claim_due(now, lease, limit=4))
 
     threads = [threading.Thread(target=claimer, args=(i,)) for i in range(4)]
     for t in threads:
@@ -739,11 +739,12 @@ def test_outbox_claim_hands_each_notice_to_one_claimer(backend):
     for t in threads:
         t.join(timeout=60)
     assert sorted(claimed) == list(range(30))  # each once
-    assert stores[0].outbox_claim(now, lease) == []  # all leased
+    assert stores[0].outbox_claim_due(now, lease) == []  # all leased
+    assert not stores[2].outbox_claim(1, now, lease)
     first = stores[0].outbox_pending(now)[0]
     stores[0].outbox_release(first.id)
-    assert [item.id for item in stores[1].outbox_claim(now, lease)] == [first.id]
-    assert [i.payload["n"] for i in stores[0].outbox_claim("2999-01-01T00:03:00.000000Z", "3000-01-01T00:00:00Z")] \
+    assert [item.id for item in stores[1].outbox_claim_due(now, lease)] == [first.id]
+    assert [i.payload["n"] for i in stores[0].outbox_claim_due("2999-01-01T00:03:00.000000Z", "3000-01-01T00:00:00Z")] \
         == list(range(30))  # leases ended: claimable again
 
 
@@ -789,3 +790,22 @@ def test_postgres_unreachable_is_storage_unavailable():
     with pytest.raises(StorageUnavailable, match="PostgreSQL"):
         store.read("m")
     store.close()
+
+
+def test_racing_claims_of_one_notice_give_it_to_one(backend):
+    stores = [backend.store(registry=Registry()) for _ in range(4)]
+    stores[0].append("s", 0, [ev(1)], outbox=[{"n": 1}])
+    (item,) = stores[0].outbox_pending("2999-01-01T00:00:00.000000Z")
+    barrier, wins = threading.Barrier(4), []
+
+    def claimer(i):
+        barrier.wait(timeout=60)
+        wins.append(stores[i].outbox_claim(item.id, "2999-01-01T00:00:00.000000Z", "2999-01-01T00:02:00.000000Z"))
+
+    threads = [threading.Thread(target=claimer, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(wins) == [False, False, False, True]
+    assert stores[1].outbox_claim(item.id, "2999-01-01T00:03:00.000000Z", "2999-01-01T00:05:00.000000Z")  # lease over
