@@ -140,11 +140,12 @@ def _answer(state: MatchState, seat: int, response: str) -> None:
 
 
 def _punged(state: MatchState, e: dict) -> None:
+    from engine.actions import variant_of
     hand = state.hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
-    if "kong" in hand.window.allowed.get(seat, ()):
-        me.forfeited_kongs.add(tile)  # K-6: pung chosen over kong gives the kong up for good
+    if variant_of(state).pung_forfeits_kong and "kong" in hand.window.allowed.get(seat, ()):
+        me.forfeited_kongs.add(tile)  # K-6 (扣点点 only, G-5/K-6): pung chosen over kong gives it up
     me.counts[tile] -= 2
     me.melds.append({"type": "pung", "tile": tile, "kong": None, "from": e["from"]})
     _mark_claimed(hand, e["from"])

@@ -133,10 +133,12 @@ def win_value_tile(
 ) -> Optional[int]:
     """The kind whose points the win scores (K-1): the winning tile itself, or, for a self-drawn
     wild (K-13), the highest-point wait of the 13 other tiles (None when they wait on nothing).
-    `counts13`/`wilds` describe the hand without the winning tile."""
+    K-13 clarification: the wild's own kind is never a wait (a drawn tile of that kind is a wild),
+    even where it would complete the hand as a natural tile. `counts13`/`wilds` describe the hand
+    without the winning tile."""
     if wild is None or win_tile != wild:
         return win_tile
-    found = ting_waits(counts13, wilds, sets, wilds_mode=True)
+    found = [k for k in ting_waits(counts13, wilds, sets, wilds_mode=True) if k != wild]
     return max(found, key=lambda t: (points(t), -t)) if found else None  # ties: the lowest kind
 
 

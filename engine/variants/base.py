@@ -17,6 +17,7 @@ class Variant:
     seven_pairs = False  # K-7 qixiaodui wins in 扣点点; H-1 never in 含山
     locked_may_kong = False  # K-3 allows kongs after 报听; H-4 does not
     face_down_ting = False  # K-2 lays the declaring discard face down
+    pung_forfeits_kong = False  # K-6 (a 扣点点 rule only, G-5/K-6 clarification)
 
     def __init__(self, options: dict):
         self.options = options

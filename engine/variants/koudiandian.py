@@ -18,6 +18,7 @@ class Koudiandian(Variant):
     seven_pairs = True  # K-7 七小对 and its richer forms win
     locked_may_kong = True  # K-3
     face_down_ting = True  # K-2: the declaring discard lies face down
+    pung_forfeits_kong = True  # K-6: choosing pung when kong was possible gives that kong up
 
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         """K-2: discards after which the hand waits on at least one tile worth 6 or more."""
