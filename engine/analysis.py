@@ -31,10 +31,6 @@ _ALL_KINDS = tuple(range(NUM_KINDS))
 # ---------------------------------------------------------------- per-group frontier
 
 
-def _frontier_index(k: int, p: int) -> int:
-    return k * 2 + p
-
-
 def _merge_into(best: list[int], child: tuple[int, ...], dk: int, dp: int, gained: int) -> None:
     """best[k+dk, p+dp] = max(.., child[k, p] + gained) for the child's feasible entries."""
     for k in range(_SLOTS - dk):
@@ -95,10 +91,9 @@ def _group_frontier(counts: Sequence[int], g: int) -> tuple[int, ...]:
 
 def _combine(frontiers: Sequence[tuple[int, ...]], sets: int) -> int:
     """Most naturals placed into at most `sets` partial sets and one partial pair, over all groups."""
-    acc = frontiers[0]
-    for f in frontiers[1:]:
-        acc = _convolve(acc, f, sets)
-    return max(acc[_frontier_index(k, p)] for k in range(sets + 1) for p in (0, 1))
+    acc = _convolve(frontiers[0], frontiers[1], sets)
+    acc = _convolve(acc, frontiers[2], sets)
+    return _best_of(acc, frontiers[3], sets)
 
 
 @lru_cache(maxsize=65536)
@@ -203,26 +198,63 @@ def hand_shanten(counts: Sequence[int], sets: int, rules: Rules) -> int:
 def improving_tiles(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
     """Kinds whose draw lowers the missing count of a 3n+1 hand (for a ready hand: its waits)."""
     before = hand_missing(counts, sets, rules)
-    work = list(counts)
-    out = []
-    for t in _ALL_KINDS:
-        work[t] += 1
-        if hand_missing(work, sets, rules) < before:
-            out.append(t)
-        work[t] -= 1
-    return out
+    return [t for t, after in enumerate(_missing_after_each_draw(counts, sets, rules)) if after < before]
 
 
 def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
     """Kinds completing a 3n+1 hand (the wild's own kind included: drawing it is drawing a wild)."""
-    work = list(counts)
+    return [t for t, after in enumerate(_missing_after_each_draw(counts, sets, rules)) if after == 0]
+
+
+def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
+    """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused."""
+    natural, wilds = split(counts, rules.wild)
+    size = 3 * sets + 2
+    seven = rules.seven_pairs and sets == 4
+    stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
+    profiles = [_draw_profile(v, sets) for v in _variants(natural, stand)]
+    pairs = sum(c // 2 for c in natural)
+    singles = sum(c & 1 for c in natural)
     out = []
     for t in _ALL_KINDS:
-        work[t] += 1
-        if hand_missing(work, sets, rules) == 0:
-            out.append(t)
-        work[t] -= 1
+        if t == rules.wild or (rules.stand_in is not None and t == rules.stand_in[0]):
+            work = list(counts)
+            work[t] += 1
+            out.append(hand_missing(work, sets, rules))
+            continue
+        g = 3 if t >= 27 else t // 9
+        placed = max(_placed_after(variant, others, t, g, sets) for variant, others in profiles)
+        if seven:
+            odd = natural[t] & 1
+            p = min(pairs + odd, 7)
+            placed = max(placed, 2 * p + min(singles + (-1 if odd else 1), 7 - p))
+        out.append(max(size - wilds - min(placed, size - wilds), 0))
     return out
+
+
+def _draw_profile(variant: Sequence[int], sets: int):
+    frontiers = [_group_frontier(variant, g) for g in range(4)]
+    return variant, [_others(frontiers, g, sets) for g in range(4)]
+
+
+def _placed_after(variant: Sequence[int], others, t: int, g: int, sets: int) -> int:
+    lo, hi = _GROUPS[g]
+    key = list(variant[lo:hi])
+    key[t - lo] += 1
+    return _best_of(_frontier(tuple(key), g < 3), others[g], sets)
+
+
+def _others(frontiers: Sequence[tuple[int, ...]], g: int, sets: int) -> tuple[int, ...]:
+    rest = [f for i, f in enumerate(frontiers) if i != g]
+    acc = rest[0]
+    for f in rest[1:]:
+        acc = _convolve(acc, f, sets)
+    return acc
+
+
+@lru_cache(maxsize=65536)
+def _best_of(a: tuple[int, ...], b: tuple[int, ...], sets: int) -> int:
+    return max(_convolve(a, b, sets)[: (sets + 1) * 2])
 
 
 def unseen(own: Sequence[int], visible: Sequence[int]) -> list[int]:
@@ -274,9 +306,17 @@ def judge_hand(rest: Sequence[int], sets: int, rules: Rules, hidden: Sequence[in
 
 def discard_options(counts: Sequence[int], sets: int, rules: Rules, hidden: Sequence[int],
                     value_of: Optional[ValueOf] = None, allowed: Optional[Sequence[int]] = None) -> list[DiscardOption]:
-    """Every allowed discard of a 3n+2 hand, best first (ties keep kind order)."""
-    kinds = allowed if allowed is not None else [k for k, n in enumerate(counts) if n]
-    judged = [judge_discard(counts, t, sets, rules, hidden, value_of) for t in sorted(set(kinds))]
+    """Allowed discards of a 3n+2 hand, best first (ties keep kind order). Only the discards with
+    the lowest shanten are judged in full; the others carry their shanten alone."""
+    kinds = sorted(set(allowed if allowed is not None else [k for k, n in enumerate(counts) if n]))
+    after = {}
+    for t in kinds:
+        rest = list(counts)
+        rest[t] -= 1
+        after[t] = hand_shanten(rest, sets, rules)
+    low = min(after.values(), default=0)
+    judged = [judge_discard(counts, t, sets, rules, hidden, value_of) if after[t] == low
+              else DiscardOption(t, after[t], (), 0) for t in kinds]
     return sorted(judged, key=DiscardOption.key)
 
 

@@ -1,4 +1,5 @@
-"""A sensible server-side player: wins when it can, declares ready, discards toward a ready hand."""
+"""Server-side players at two levels: `easy` (wins when it can, declares ready, keeps connected
+tiles) and `normal` (engine.bot_normal: the hand analyser, wait values, caution)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,19 @@ from engine.state import MatchState
 from engine.tiles import is_honour, kind, rank_of, suit_of
 
 
-def bot_action(state: MatchState, seat: int) -> dict:
+LEVELS = ("easy", "normal")
+
+
+def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict:
     """Choose among the seat's legal actions using only what that seat can see."""
+    if level == "normal":
+        from engine.bot_normal import normal_action
+        return normal_action(state, seat)
+    return easy_action(state, seat)
+
+
+def easy_action(state: MatchState, seat: int) -> dict:
+    """Today's simple bot: hu, ting, kong when offered; pungs honours and lone tiles."""
     acts = legal_actions(state, seat)
     if not acts:
         raise ValueError(f"seat {seat} has nothing to decide")

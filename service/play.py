@@ -17,6 +17,7 @@ from .repository import Loaded, MatchRepository
 
 log = logging.getLogger(__name__)
 JOIN_ATTEMPTS = 20
+DEFAULT_BOT_LEVEL = "normal"  # POST /bots without a level (engine.bot.LEVELS)
 ADVANCE_LIMIT = 100_000
 PROBE_VERSION = 2**62  # never a real version: an append there only looks up an idempotency key
 
@@ -61,15 +62,16 @@ class MatchService:
         seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token))
         return seat, token, self.advance(match_id)
 
-    def add_bots(self, match_id: str, owner_token: Optional[str], count: Optional[int]) -> tuple[list[int], Loaded]:
-        """The owner fills `count` (default: every) empty seat with bots."""
+    def add_bots(self, match_id: str, owner_token: Optional[str], count: Optional[int],
+                 level: str = DEFAULT_BOT_LEVEL) -> tuple[list[int], Loaded]:
+        """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS)."""
         loaded = self.repo.load(match_id)
         self.check_owner(loaded, owner_token)
         free = sum(1 for seat in loaded.room.seats if seat is None)
         if free == 0:
             raise ApiError(409, "match_full", "every seat is taken")
         wanted = free if count is None else min(count, free)
-        seats = [self._take_seat(match_id, f"Bot {i + 1}", bot=True, token_hash=None) for i in range(wanted)]
+        seats = [self._take_seat(match_id, None, bot=True, token_hash=None, level=level) for _ in range(wanted)]
         return seats, self.advance(match_id)
 
     @staticmethod
@@ -80,14 +82,17 @@ class MatchService:
         if not rooms.matches(owner_token, loaded.room.owner_token_hash):
             raise ApiError(403, "not_owner", "the token is not this match's owner token")
 
-    def _take_seat(self, match_id: str, name: str, *, bot: bool, token_hash: Optional[str]) -> int:
+    def _take_seat(self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str],
+                   level: Optional[str] = None) -> int:
+        """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
         for _ in range(JOIN_ATTEMPTS):
             loaded = self.repo.load(match_id)
             seat = loaded.room.free_seat()
             if seat is None:
                 raise ApiError(409, "match_full", "every seat is taken")
-            events = [{"type": rooms.SEAT_JOINED, "seat": seat, "name": name, "bot": bot,
-                       "token_hash": token_hash}]
+            joined = {"type": rooms.SEAT_JOINED, "seat": seat, "name": name or f"Bot {seat + 1}", "bot": bot,
+                      "token_hash": token_hash}
+            events = [{**joined, "level": level} if bot else joined]
             if seat == rooms.SEATS - 1:
                 events += self._start_events(loaded)
             try:
@@ -224,7 +229,7 @@ class MatchService:
             return _deal_command()
         for seat in engine.pending_seats(state):
             if loaded.room.is_bot(seat):
-                return {**engine.bot_action(state, seat), "seat": seat}
+                return {**engine.bot_action(state, seat, loaded.room.bot_level(seat)), "seat": seat}
         return None
 
     # -- reading ----------------------------------------------------------------

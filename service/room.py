@@ -27,6 +27,7 @@ class Seat:
     name: str
     bot: bool
     token_hash: Optional[str]
+    level: Optional[str] = None  # a bot's level: "easy" | "normal" (bots recorded before levels: "easy")
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,13 @@ class Room:
         taken = self.seats[seat]
         return taken is not None and taken.bot
 
+    def bot_level(self, seat: int) -> str:
+        taken = self.seats[seat]
+        return (taken.level if taken is not None else None) or "easy"
+
     def public_seats(self) -> list[Optional[dict]]:
-        return [None if s is None else {"seat": i, "name": s.name, "bot": s.bot}
+        return [None if s is None else {"seat": i, "name": s.name, "bot": s.bot,
+                                        **({"level": s.level} if s.bot else {})}
                 for i, s in enumerate(self.seats)]
 
 
@@ -110,7 +116,9 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
                        deadline_seconds=payload.get("deadline_seconds"))
     if event_type == SEAT_JOINED:
         seats = list(room.seats)
-        seats[payload["seat"]] = Seat(payload["name"], bool(payload["bot"]), payload.get("token_hash"))
+        bot = bool(payload["bot"])
+        seats[payload["seat"]] = Seat(payload["name"], bot, payload.get("token_hash"),
+                                      payload.get("level", "easy") if bot else None)
         return replace(room, seats=tuple(seats))
     if event_type == ORDERS_SET:
         return replace(room, orders=_at(room.orders, payload["seat"],

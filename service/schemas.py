@@ -61,6 +61,7 @@ class SeatPublicSchema(Schema):
     seat = fields.Integer()
     name = fields.String()
     bot = fields.Boolean()
+    level = fields.String(metadata={"description": "a bot's level: easy | normal (bots only)"})
 
 
 class MatchSummarySchema(Schema):
@@ -101,6 +102,9 @@ class JoinedSchema(Schema):
 class BotsSchema(Strict):
     count = fields.Integer(strict=True, validate=validate.Range(min=1, max=3), load_default=None,
                            metadata={"description": "how many empty seats to fill (default all)"})
+    level = fields.String(validate=validate.OneOf(["easy", "normal"]), load_default="normal",
+                          metadata={"description": "bot strength: normal (default; the hand analyser, wait values, "
+                                                   "caution against a declared hand) or easy (keeps connected tiles)"})
 
 
 class BotsAddedSchema(Schema):

@@ -27,5 +27,5 @@ def join(data, match_id):
 @errors(blp, 401, 403, 404, 409, 413, 503)
 def add_bots(data, match_id):
     """Owner only (Bearer owner token): fill empty seats with bots."""
-    seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"))
+    seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"), data["level"])
     return {"seats": seats, "match": summary(loaded)}

@@ -1,0 +1,199 @@
+"""The `normal` bot: tile efficiency from engine.analysis, waits valued by the variant's scoring,
+and caution against a declared-ready opponent in 扣点点 (its 报听 is public, K-2).
+
+It reads only what its seat may know (`Knowledge.of`): its own concealed tiles, every meld, the
+face-up discards (its own face-down one too), who has declared ready, the hand's wild and the wall
+count. Never another hand, a face-down discard of another seat, or the wall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from engine import analysis as A
+from engine.actions import legal_actions
+from engine.scoring import Meld, WinContext, score
+from engine.state import MatchState
+from engine.tiles import kind, name, points
+
+_DISCARD_WIN_MIN = 6  # K-4: a tile worth less never wins on a discard in 扣点点
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Everything the seat's decision may use."""
+
+    variant: str
+    options: dict
+    seat: int
+    dealer: int
+    counts: tuple[int, ...]
+    melds: tuple[dict, ...]
+    hidden: tuple[int, ...]  # unseen copies per kind, from this seat's point of view
+    rules: A.Rules
+    ready: bool
+    threats: tuple[int, ...]  # other seats that declared ready
+    safe_against: frozenset[int]  # kinds a threat discarded face up after declaring
+
+    @staticmethod
+    def of(state: MatchState, seat: int) -> "Knowledge":
+        hand = state.hand
+        me = hand.seats[seat]
+        visible = [0] * 34
+        for s, other in enumerate(hand.seats):
+            for m in other.melds:
+                visible[m["tile"]] += 4 if m["type"] == "kong" else 3
+            for d in other.discards:
+                if d.get("claimed") or d.get("tile") is None or (d.get("face_down") and s != seat):
+                    continue
+                visible[_kind_of(d["tile"])] += 1
+        threats = tuple(s for s in range(4) if s != seat and hand.seats[s].ready)
+        safe = frozenset(k for s in threats for k in _after_declaring(hand.seats[s].discards))
+        return Knowledge(state.variant, state.options, seat, hand.dealer, tuple(me.counts),
+                         tuple(me.melds), tuple(A.unseen(me.counts, visible)), A.Rules.of(state.variant, hand.wild),
+                         me.ready, threats, safe)
+
+    @property
+    def sets(self) -> int:
+        return 4 - len(self.melds)
+
+
+def _after_declaring(discards: list[dict]) -> list[int]:
+    """Face-up discards after the face-down declaring one (K-2): the locked hand let them go."""
+    out: list[int] = []
+    declared = False
+    for d in discards:
+        if d.get("face_down"):
+            declared = True
+        elif declared and d.get("tile") is not None:
+            out.append(_kind_of(d["tile"]))
+    return out
+
+
+def _kind_of(tile) -> int:
+    return tile if isinstance(tile, int) else kind(tile)
+
+
+def normal_action(state: MatchState, seat: int) -> dict:
+    acts = legal_actions(state, seat)
+    if not acts:
+        raise ValueError(f"seat {seat} has nothing to decide")
+    by: dict[str, list[dict]] = {}
+    for act in acts:
+        by.setdefault(act["action"], []).append(act)
+    if "hu" in by:
+        return by["hu"][0]
+    know = Knowledge.of(state, seat)
+    if "ting" in by:
+        choice = _ting_choice(know, by["ting"])
+        if choice is not None:
+            return choice
+    if "kong" in by:
+        choice = _kong_choice(state, know, by["kong"])
+        if choice is not None:
+            return choice
+    if "pung" in by and _pung_helps(state, know):
+        return by["pung"][0]
+    if "pass" in by:
+        return {"action": "pass"}
+    return _discard_choice(know, by["discard"])
+
+
+# ---------------------------------------------------------------- wait values (K-1 points, 含山 patterns)
+
+
+def _value_of(know: Knowledge):
+    """(13 counts, wait) -> what the seat would gain by self-drawing it, by the variant's scoring."""
+    cache: dict = {}
+
+    def value(rest, t: int) -> int:
+        key = (tuple(rest), t)
+        if key not in cache:
+            cache[key] = _win_gain(know, rest, t)
+        return cache[key]
+    return value
+
+
+def _win_gain(know: Knowledge, rest, t: int) -> int:
+    concealed = tuple(k for k, n in enumerate(rest) for _ in range(n)) + (t,)
+    ctx = WinContext(
+        variant=know.variant, options=know.options, seat=know.seat, dealer=know.dealer,
+        concealed=concealed, melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in know.melds),
+        win_tile=t, win_by="self_draw", ready=True if know.variant == "koudiandian" else know.ready,
+        wild=know.rules.wild,
+    )
+    try:
+        result = score(ctx)
+    except (ValueError, KeyError):
+        return 0
+    return result["deltas"][know.seat] if result.get("ok") else 0
+
+
+# ---------------------------------------------------------------- decisions
+
+
+def _ting_choice(know: Knowledge, choices: list[dict]) -> Optional[dict]:
+    """K-2 / H-4: declare; with a discard, the one whose live waits are worth the most."""
+    for choice in choices:
+        if "tile" not in choice:
+            return choice  # H-4 dealer declaring on a complete hand, 胡 next
+    if not choices:
+        return None
+    tiles = [kind(c["tile"]) for c in choices]
+    options = A.discard_options(list(know.counts), know.sets, know.rules, know.hidden, _value_of(know), tiles)
+    return {"action": "ting", "tile": name(options[0].tile)}
+
+
+def _kong_choice(state: MatchState, know: Knowledge, choices: list[dict]) -> Optional[dict]:
+    """A kong when the hand gets no further from ready (a locked hand's kong keeps it ready, K-3)."""
+    counts = list(know.counts)
+    before = A.hand_shanten(counts, know.sets, know.rules)
+    for choice in choices:
+        tile = kind(choice["tile"]) if "tile" in choice else state.hand.window.tile
+        held = counts[tile]
+        after = counts[:]
+        after[tile] = 0
+        sets = know.sets - (0 if held == 1 else 1)  # an added kong upgrades an existing pung
+        if know.ready or A.hand_shanten(after, sets, know.rules) <= before:
+            return choice
+    return None
+
+
+def _pung_helps(state: MatchState, know: Knowledge) -> bool:
+    """Pung when the hand after it (and its best discard) is nearer ready than now."""
+    tile = state.hand.window.tile
+    counts = list(know.counts)
+    before = A.hand_shanten(counts, know.sets, know.rules)
+    counts[tile] -= 2
+    return A.hand_shanten(counts, know.sets - 1, know.rules) < before
+
+
+def _discard_choice(know: Knowledge, choices: list[dict]) -> dict:
+    tiles = [kind(c["tile"]) for c in choices]
+    if len(tiles) == 1:
+        return choices[0]
+    options = A.discard_options(list(know.counts), know.sets, know.rules, know.hidden, _value_of(know), tiles)
+    if know.variant == "koudiandian":
+        options = sorted(options, key=lambda o: _kdd_key(know, o))
+    return {"action": "discard", "tile": name(options[0].tile)}
+
+
+def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple:
+    """扣点点: a ready hand that cannot declare (no wait worth 6+, K-2) counts as one step further;
+    against a declared hand, when not ready, safe tiles first (K-8: an unready discarder pays all)."""
+    shanten = o.shanten
+    if shanten == 0 and not any(points(t) >= _DISCARD_WIN_MIN and t != know.rules.wild for t, _, _ in o.waits):
+        shanten = 1
+    danger = _danger(know, o.tile) if know.threats and shanten >= 1 else 0
+    return (danger, shanten) + o.key()[1:]
+
+
+def _danger(know: Knowledge, tile: int) -> int:
+    """扣点点 against a declared hand: 0 safe (K-4 under 6 points, a discarded 耗子 K-13, or a tile
+    the declarer let go after declaring), else 1 (a discarder who is not ready pays all three, K-8)."""
+    if points(tile) < _DISCARD_WIN_MIN or tile in know.safe_against:
+        return 0
+    if know.rules.wild is not None and tile == know.rules.wild:
+        return 0
+    return 1

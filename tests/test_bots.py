@@ -1,0 +1,107 @@
+"""Bots at two levels (easy = the simple bot, normal = engine.bot_normal with the hand analyser)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.actions import legal_actions, pending_seats
+from engine.bot import bot_action
+from engine.bot_normal import Knowledge, normal_action
+from engine.selfplay import play_match, seeds_from
+from engine.state import TURN
+from engine.tiles import kind
+
+
+@pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
+def test_given_normal_bots_when_they_play_a_match_then_every_choice_is_legal(variant):
+    def chooser(state, seat):
+        choice = bot_action(state, seat, "normal")
+        assert choice in legal_actions(state, seat)
+        return choice
+
+    state, _ = play_match(variant, {"hands": 2}, seeds_from(f"bots/{variant}"), chooser)
+    assert state.phase == "match_over"
+
+
+def _mid_hand_states(variant: str, label: str, want: int = 12):
+    """States where a seat must discard, from a normal-bot match."""
+    found = []
+
+    def chooser(state, seat):
+        if state.phase == TURN and len(found) < want and len(legal_actions(state, seat)) > 2:
+            found.append((state, seat))
+        return bot_action(state, seat, "normal")
+
+    play_match(variant, {"hands": 1}, seeds_from(label), chooser)
+    return found
+
+
+def _scramble_hidden(state, seat, rng):
+    """The same state with every tile the seat cannot see moved: other hands and the wall."""
+    other = state.clone()
+    hand = other.hand
+    hidden = [k for s in range(4) if s != seat for k, n in enumerate(hand.seats[s].counts) for _ in range(n)]
+    hidden += hand.wall[hand.head:hand.tail]
+    rng.shuffle(hidden)
+    at = 0
+    for s in range(4):
+        if s == seat:
+            continue
+        size = sum(hand.seats[s].counts)
+        counts = [0] * 34
+        for k in hidden[at:at + size]:
+            counts[k] += 1
+        hand.seats[s].counts = counts
+        at += size
+    wall = list(hand.wall)
+    wall[hand.head:hand.tail] = hidden[at:]
+    hand.wall = wall
+    return other
+
+
+@pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
+def test_given_hidden_tiles_moved_when_normal_decides_then_the_same_choice(variant):
+    """The bot only uses what its seat can know: other hands and the wall do not change its choice."""
+    rng = random.Random(18)
+    states = _mid_hand_states(variant, f"secrecy/{variant}")
+    assert states
+    for state, seat in states:
+        assert normal_action(_scramble_hidden(state, seat, rng), seat) == normal_action(state, seat)
+
+
+def test_knowledge_counts_unseen_tiles_from_the_seat_view():
+    (state, seat), *_ = _mid_hand_states("koudiandian", "knowledge", 1)
+    know = Knowledge.of(state, seat)
+    me = state.hand.seats[seat]
+    for k in range(34):
+        assert 0 <= know.hidden[k] <= 4 - me.counts[k]
+
+
+def test_given_an_unready_discarder_and_a_declared_hand_then_normal_prefers_a_tile_under_6_K4_K8():
+    """扣点点: against a declared hand, a seat two steps from ready throws a tile no discard can win on."""
+    from engine.bot_normal import _danger
+    know = Knowledge("koudiandian", {}, 0, 0, tuple([0] * 34), (), tuple([4] * 34),
+                     __import__("engine.analysis", fromlist=["Rules"]).Rules.of("koudiandian", None),
+                     False, (1,), frozenset({kind("9p")}))
+    assert _danger(know, kind("5m")) == 0  # K-4: 5 points never wins on a discard
+    assert _danger(know, kind("9p")) == 0  # let go by the declared hand after declaring
+    assert _danger(know, kind("E")) == 1
+
+
+def test_api_bots_take_a_level_and_name_themselves_after_their_seat(api):
+    match_id, owner = api.create("hanshan", {"hands": 1})
+    api.join(match_id, "Alice")
+    reply = api.call("POST", f"/api/matches/{match_id}/bots", {"level": "easy", "count": 1}, token=owner)
+    assert reply.status == 200, reply
+    reply = api.call("POST", f"/api/matches/{match_id}/bots", {}, token=owner)
+    seats = reply.body["match"]["seats"]
+    assert [s["name"] for s in seats[1:]] == ["Bot 2", "Bot 3", "Bot 4"]
+    assert [s.get("level") for s in seats] == [None, "easy", "normal", "normal"]
+
+
+def test_api_rejects_an_unknown_bot_level(api):
+    match_id, owner = api.create("hanshan", {"hands": 1})
+    reply = api.call("POST", f"/api/matches/{match_id}/bots", {"level": "grandmaster"}, token=owner)
+    assert reply.status == 400
