@@ -376,6 +376,45 @@ class PostgresEventStore:
                 log.exception("append watcher failed")
 
 
+class PgConnections:
+    """events.connection.Connections' interface (read/write/query with fn(conn, db)) over a
+    PostgresEventStore: how the service's own tables reach PostgreSQL (`events.connections_for`)."""
+
+    dialect = "postgresql"
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        self.store = store
+        self.path = store.url
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.store.query(sql, params)
+
+    def write(self, fn: Callable[[PgConnection, Any], Any]) -> Any:
+        return self.store.write(lambda conn: fn(conn, _Rows(conn)))
+
+    read = write
+
+    def execute_alone(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.store.write(lambda conn: conn.execute(sql, params).rowcount)
+
+    def discard(self) -> None:
+        pass
+
+
+class _Rows:
+    """The `db` argument for Connections-style callbacks: db.query(sql, params) yields dicts."""
+
+    dialect = "postgresql"
+
+    def __init__(self, conn: PgConnection) -> None:
+        self.conn = conn
+
+    def query(self, sql: str, params: Sequence[Any] = ()):
+        cursor = self.conn.execute(sql, params)
+        names = [column.name for column in cursor.description or ()]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
 class _Borrowed:
     """`with store._connection() as conn`: a pooled autocommit connection; psycopg's connection
     failures become StorageUnavailable (the service answers 503), like SQLite's faults."""

@@ -14,8 +14,7 @@ from typing import Any, Callable, Optional
 from flask import Flask, current_app, request
 
 import engine
-from events import canonical_json
-from events.connection import Connections
+from events import canonical_json, connections_for
 
 from . import orders, room as rooms, tables
 from .clock import SystemClock, iso, later
@@ -44,7 +43,7 @@ class CorrespondenceService(MatchService):
         svc = cls.__new__(cls)
         svc.__dict__.update(base.__dict__)
         store = svc.repo.store
-        connections = Connections(store.path, synchronous=synchronous)
+        connections = connections_for(store, synchronous)  # SQLite's Connections or PostgreSQL's adapter
         tables.migrate(connections)
         svc.clock = clock
         svc.decisions = Decisions(connections)

@@ -37,8 +37,8 @@ class Decisions:
 
         def write(conn) -> None:
             marks = ",".join("?" * len(pending))
-            conn.execute(f"DELETE FROM tf_decisions WHERE stream = ? AND seat NOT IN ({marks})",
-                         [stream, *pending])
+            keep = f" AND seat NOT IN ({marks})" if pending else ""  # PostgreSQL refuses an empty IN ()
+            conn.execute(f"DELETE FROM tf_decisions WHERE stream = ?{keep}", [stream, *pending])
             for seat in pending:
                 if seat in new:
                     conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "

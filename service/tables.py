@@ -37,8 +37,13 @@ def migrate(connections: Connections) -> None:
 
 
 def _migrate(conn: sqlite3.Connection, db) -> None:
+    postgres = getattr(db, "dialect", None) == "postgresql"
+    if postgres:  # nodes starting together: one migrates at a time (CREATE ... IF NOT EXISTS can race)
+        conn.execute("SELECT pg_advisory_xact_lock(7017002)")
     for statement in DDL:
         conn.execute(statement)
+    if postgres:  # PostgreSQL's outbox has claimed_until from the start (events/pg_schema.py)
+        return
     columns = {row[1] for row in conn.execute("PRAGMA table_info(outbox)")}
     if columns and "claimed_until" not in columns:
         conn.execute("ALTER TABLE outbox ADD COLUMN claimed_until TEXT")

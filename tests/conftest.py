@@ -1,6 +1,7 @@
 """Shared fixtures: a Flask app on a temp database and a small client for the match API."""
 from __future__ import annotations
 
+import os
 import random
 from typing import Any, Optional
 
@@ -118,9 +119,20 @@ def requests_transport(base: str, session=None):
 
 @pytest.fixture
 def app(tmp_path):
+    """The app on a SQLite file; with TILEFOLD_TEST_SERVICE_BACKEND=postgresql, on a fresh PostgreSQL
+    schema instead (the whole service suite on the other backend: docs/STORE.md)."""
     from service.app import create_app
 
-    return create_app({"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True})
+    if os.environ.get("TILEFOLD_TEST_SERVICE_BACKEND") == "postgresql":
+        from tests.backends import PostgresBackend, require_pg
+
+        made = PostgresBackend(require_pg())
+        app = create_app({"DATABASE": made.target, "TESTING": True})
+        yield app
+        app.extensions["tilefold"].repo.store.close()
+        made.close()
+        return
+    yield create_app({"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True})
 
 
 @pytest.fixture
