@@ -6,9 +6,10 @@ from engine.errors import IllegalAction
 from engine.evolve import CorruptEvent
 from engine.state import MatchState
 from engine.table import decide, evolve, fold, initial_state, step
+from engine.versions import DECISION, RULES_VERSION, upcast
 from engine.views import pending_seats, redact, view
 
 __all__ = [
-    "CorruptEvent", "IllegalAction", "MatchState", "bot_action", "decide", "default_action", "evolve",
-    "fold", "initial_state", "legal_actions", "pending_seats", "redact", "step", "view",
+    "DECISION", "RULES_VERSION", "CorruptEvent", "IllegalAction", "MatchState", "bot_action", "decide",
+    "default_action", "evolve", "fold", "initial_state", "legal_actions", "pending_seats", "redact", "step", "upcast", "view",
 ]

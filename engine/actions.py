@@ -13,8 +13,9 @@ VARIANT_CLASSES: dict[str, type[Variant]] = {"koudiandian": Koudiandian, "hansha
 
 def variant_of(state: MatchState) -> Variant:
     """The variant's rule hooks for this match (built once, carried along by every copy of the state)."""
-    if state.rules is None or state.rules.options is not state.options:
-        state.rules = VARIANT_CLASSES[state.variant](state.options)
+    rules = state.rules
+    if rules is None or rules.options is not state.options or rules.rules_version != state.rules_version:
+        state.rules = VARIANT_CLASSES[state.variant](state.options, state.rules_version)
     return state.rules
 
 

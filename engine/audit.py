@@ -11,6 +11,8 @@ from engine.evolve import _HANDLERS, CorruptEvent
 from engine.state import TURN
 from engine.table import initial_state, step_in_place
 from engine.tiles import TileError, kind, parse
+from engine import versions
+from engine.versions import supported, version_of
 from engine.wall import SeedError, commitment, salt_for, seed_from_hex, shuffle_wall
 
 #: Event types the engine produces; anything else must be named as a service type or the audit fails.
@@ -77,6 +79,9 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
         except _NotACommand as exc:
             report.failure = AuditFailure(version, event["type"], str(exc))
             return
+        if event["type"] == "match_started" and not supported(version_of(event)):
+            report.failure = AuditFailure(version, event["type"], _unsupported(version_of(event)))
+            return
         if event["type"] == "hand_started" and event.get("seed") is not None:
             problem = seed_problem(event)
             if problem:
@@ -109,6 +114,11 @@ def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> N
         i += len(produced)
 
 
+def _unsupported(rules_version: Any) -> str:
+    return (f"cannot re-decide this log: it was played under rules version {rules_version!r}, and this "
+            f"engine decides rules versions {versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION} only")
+
+
 class _NotACommand(ValueError):
     """An event that no command starts (an automatic consequence out of place, or a bad field)."""
 
@@ -117,9 +127,9 @@ def command_for(state, event: dict, following: Optional[dict]) -> dict:
     """The command that must have produced `event` (the first event of a decide) in `state`."""
     kind_ = event["type"]
     extra = {"reason": event["reason"]} if event.get("reason") else {}
-    if kind_ == "match_started":
+    if kind_ == "match_started":  # re-decided under the rules version the match was played under
         return {"action": "start_match", "variant": event.get("variant"), "options": event.get("options"),
-                "first_dealer": event.get("first_dealer")}
+                "first_dealer": event.get("first_dealer"), "rules_version": version_of(event)}
     if kind_ == "hand_started":
         if event.get("seed") is not None:
             return {"action": "start_hand", "seed": event["seed"]}

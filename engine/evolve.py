@@ -1,32 +1,72 @@
-"""Applying one event to a state in place; `engine.table.evolve` wraps it in a copy."""
+"""Applying one event to a state in place; `engine.table.evolve` wraps it in a copy.
+
+Evolve only applies data (issue 14): whatever the rules decided when an event was made — who is
+asked in a claim, rob or 报听 window, the waits of a declared hand, whether a pung forfeits a kong
+(K-6), whether a pass is 过胡 (K-5) — is recorded by the decider under `event["decision"]`, and
+folding reads it from there. Only events of matches played under rules version 1 (before the
+decisions were recorded) lack it; for them the same rules run as a fallback, under version 1.
+"""
 
 from __future__ import annotations
 
-from engine.state import CLAIM, HAND_OVER, MATCH_OVER, ROB, TING, TURN, HandState, MatchState, Window
-from engine.tiles import kind, parse
+from collections.abc import Callable
+from typing import Any
+
+from engine.state import (
+    CLAIM,
+    HAND_OVER,
+    MATCH_OVER,
+    ROB,
+    TING,
+    TURN,
+    HandState,
+    MatchState,
+    Window,
+)
+from engine.tiles import kind, name, parse
+from engine.versions import DECISION, FIRST_DATA_VERSION, upcast
 
 SETTLE = "settle"
+
+Handler = Callable[[MatchState, dict, bool], None]
 
 
 class CorruptEvent(ValueError):
     """An event that cannot follow the state it is applied to (a tampered or misordered log)."""
 
 
-def apply(state: MatchState, event: dict) -> None:
+def apply(state: MatchState, event: dict, *, deciding: bool = False) -> None:
+    """Apply one event in place. `deciding` (engine.table only): compute each decision with the rules
+    and record it on the event under `decision`; folding (`deciding=False`) reads it back instead."""
     handler = _HANDLERS.get(event.get("type"))
     if handler is None:
         raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
     state.cache.clear()
-    handler(state, event)
+    handler(state, event if deciding else upcast(event), deciding)
     state.version += 1
 
 
-def _match_started(state: MatchState, e: dict) -> None:
+def _decided(state: MatchState, e: dict, key: str, compute: Callable[[], Any], deciding: bool) -> Any:
+    """The decision `key` of event `e`: as recorded, or computed (when deciding, or for a version-1 log)."""
+    recorded = e.get(DECISION)
+    if not deciding and isinstance(recorded, dict) and key in recorded:
+        return recorded[key]
+    data_version = state.rules_version >= FIRST_DATA_VERSION
+    if not deciding and data_version:
+        raise CorruptEvent(f"{e.get('type')} lacks its recorded decision {key!r} (rules version {state.rules_version})")
+    value = compute()  # the decider, or the fallback for events recorded before decisions were
+    if deciding and data_version:
+        e.setdefault(DECISION, {})[key] = value
+    return value
+
+
+def _match_started(state: MatchState, e: dict, deciding: bool) -> None:
     state.variant, state.options = e["variant"], dict(e["options"])
     state.first_dealer = state.dealer = e["first_dealer"]
+    state.rules_version = e.get("rules_version", 1)
 
 
-def _hand_started(state: MatchState, e: dict) -> None:
+def _hand_started(state: MatchState, e: dict, deciding: bool) -> None:
     from engine.actions import variant_of
     wall = [kind(t) for t in e["wall"]]
     hand = HandState(number=e["hand"], dealer=e["dealer"], wild=kind(e["wild"]) if e["wild"] else None,
@@ -39,7 +79,7 @@ def _hand_started(state: MatchState, e: dict) -> None:
     hand.seats[e["dealer"]].counts[hand.drawn] += 1
     hand.draw_source = "deal"
     state.hand = hand
-    asked = variant_of(state).ting_phase_seats(hand)
+    asked = _decided(state, e, "ting", lambda: variant_of(state).ting_phase_seats(hand), deciding)  # H-4
     if asked:
         hand.window = Window(TING, None, hand.dealer, {s: ["ting", "pass"] for s in asked})
         state.phase = TING
@@ -47,7 +87,7 @@ def _hand_started(state: MatchState, e: dict) -> None:
         state.phase = TURN
 
 
-def _drew(state: MatchState, e: dict) -> None:
+def _drew(state: MatchState, e: dict, deciding: bool) -> None:
     hand = state.hand
     if e["source"] == "kong":  # G-3 杠后补牌 from the tail
         hand.tail -= 1
@@ -63,20 +103,27 @@ def _drew(state: MatchState, e: dict) -> None:
     state.phase = TURN
 
 
-def _ting_declared(state: MatchState, e: dict) -> None:
-    from engine.actions import variant_of
+def _waits_of(state: MatchState, seat: int) -> Callable[[], list[str]]:
+    """The waits of a declared hand (K-3 `kong_keeps_waits`), as a decision to record."""
+    def compute() -> list[str]:
+        from engine.actions import variant_of
+        me = state.hand.seats[seat]
+        return [name(k) for k in variant_of(state).waits(state.hand, me.counts, 4 - len(me.melds))]
+    return compute
+
+
+def _ting_declared(state: MatchState, e: dict, deciding: bool) -> None:
     hand = state.hand
     me = hand.seats[e["seat"]]
     me.ready = True
     if state.phase == TING:
-        me.ready_waits = tuple(variant_of(state).waits(hand, me.counts, 4 - len(me.melds)))
-        _answer(state, e["seat"], "ting")
+        me.ready_waits = tuple(kind(t) for t in _decided(state, e, "waits", _waits_of(state, e["seat"]), deciding))
+        _answer(state, e["seat"], "ting", e, deciding)
     elif not e.get("with_discard", True):
         hand.dealer_ting_then_hu = True  # H-4: no discard follows; the next action is hu
 
 
-def _discarded(state: MatchState, e: dict) -> None:
-    from engine.actions import variant_of
+def _discarded(state: MatchState, e: dict, deciding: bool) -> None:
     hand = state.hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
@@ -86,19 +133,22 @@ def _discarded(state: MatchState, e: dict) -> None:
     me.discards.append({"tile": e["tile"], "face_down": e["face_down"], "claimed": False})
     hand.dealer_ting_then_hu = False
     if me.ready and not me.ready_waits:
-        me.ready_waits = tuple(variant_of(state).waits(hand, me.counts, 4 - len(me.melds)))
+        me.ready_waits = tuple(kind(t) for t in _decided(state, e, "waits", _waits_of(state, seat), deciding))
     hand.discard_count += 1
     hand.drawn = None
-    allowed = {} if e["face_down"] else _claims(state, seat, tile)  # K-2: nobody claims a face-down tile
-    _open_or_pass(state, CLAIM, tile, seat, allowed)
+    claims = _decided(state, e, "claims", lambda: _claims(state, seat, tile, e["face_down"]), deciding)
+    _open_or_pass(state, CLAIM, tile, seat, {int(s): list(a) for s, a in claims.items()})
 
 
-def _claims(state: MatchState, discarder: int, tile: int) -> dict[int, list[str]]:
-    """G-6: only players with a legal claim are asked."""
+def _claims(state: MatchState, discarder: int, tile: int, face_down: bool) -> dict[str, list[str]]:
+    """G-6: only players with a legal claim are asked (K-2: nobody claims a face-down tile).
+    Seats are string keys: the decision is JSON as stored."""
     from engine.actions import variant_of
+    if face_down:
+        return {}
     rules = variant_of(state)
     hand = state.hand
-    allowed: dict[int, list[str]] = {}
+    allowed: dict[str, list[str]] = {}
     for seat in ((discarder + i) % 4 for i in (1, 2, 3)):
         options = []
         if rules.hu_allowed(state, seat, tile, "discard", discarder):
@@ -108,11 +158,11 @@ def _claims(state: MatchState, discarder: int, tile: int) -> dict[int, list[str]
         if rules.can_pung(hand, seat, tile):
             options.append("pung")
         if options:
-            allowed[seat] = options + ["pass"]
+            allowed[str(seat)] = options + ["pass"]
     return allowed
 
 
-def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed: dict) -> None:
+def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed: dict[int, list[str]]) -> None:
     hand = state.hand
     if allowed:
         hand.window = Window(kind_, tile, source, allowed)
@@ -123,28 +173,30 @@ def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed
     state.phase = TURN
 
 
-def _responded(state: MatchState, e: dict) -> None:
-    _answer(state, e["seat"], e["response"])
+def _responded(state: MatchState, e: dict, deciding: bool) -> None:
+    _answer(state, e["seat"], e["response"], e, deciding)
 
 
-def _answer(state: MatchState, seat: int, response: str) -> None:
+def _answer(state: MatchState, seat: int, response: str, e: dict, deciding: bool) -> None:
+    from engine.actions import variant_of
     hand = state.hand
     window = hand.window
     window.responses[seat] = response
-    if (response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
-            and state.variant == "koudiandian"):
+    could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
+    if could_win and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding):
         hand.seats[seat].passed_hu.add(window.tile)  # K-5 过胡 (含山 has none, H-1)
     if window.kind == TING and len(window.responses) == len(window.allowed):
         hand.window = None  # H-4: everyone asked has answered; the dealer acts
         state.phase = TURN
 
 
-def _punged(state: MatchState, e: dict) -> None:
+def _punged(state: MatchState, e: dict, deciding: bool) -> None:
     from engine.actions import variant_of
     hand = state.hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
-    if variant_of(state).pung_forfeits_kong and "kong" in hand.window.allowed.get(seat, ()):
+    could_kong = "kong" in hand.window.allowed.get(seat, ())
+    if could_kong and _decided(state, e, "forfeits_kong", lambda: variant_of(state).pung_forfeits_kong, deciding):
         me.forfeited_kongs.add(tile)  # K-6 (扣点点 only, G-5/K-6): pung chosen over kong gives it up
     me.counts[tile] -= 2
     me.melds.append({"type": "pung", "tile": tile, "kong": None, "from": e["from"]})
@@ -153,7 +205,7 @@ def _punged(state: MatchState, e: dict) -> None:
     state.phase = TURN
 
 
-def _konged(state: MatchState, e: dict) -> None:
+def _konged(state: MatchState, e: dict, deciding: bool) -> None:
     hand = state.hand
     seat, tile, how = e["seat"], kind(e["tile"]), e["kind"]
     me = hand.seats[seat]
@@ -175,16 +227,17 @@ def _konged(state: MatchState, e: dict) -> None:
     state.phase = TURN
 
 
-def _kong_declared(state: MatchState, e: dict) -> None:
+def _kong_declared(state: MatchState, e: dict, deciding: bool) -> None:
     from engine.table import _robbers
     hand = state.hand
     seat, tile = e["seat"], kind(e["tile"])
     hand.pending_kong = (seat, tile)
-    hand.window = Window(ROB, tile, seat, {s: ["hu", "pass"] for s in _robbers(state, seat, tile)})
+    robbers = _decided(state, e, "robbers", lambda: _robbers(state, seat, tile), deciding)  # G-7
+    hand.window = Window(ROB, tile, seat, {s: ["hu", "pass"] for s in robbers})
     state.phase = ROB
 
 
-def _won(state: MatchState, e: dict) -> None:
+def _won(state: MatchState, e: dict, deciding: bool) -> None:
     hand = state.hand
     seat = e["seat"]
     if e["by"] == "discard":
@@ -199,7 +252,7 @@ def _won(state: MatchState, e: dict) -> None:
     state.phase = SETTLE
 
 
-def _hand_ended(state: MatchState, e: dict) -> None:
+def _hand_ended(state: MatchState, e: dict, deciding: bool) -> None:
     state.scores = list(e["scores"])
     if e["next_dealer"] != state.dealer:
         state.deal_moves += 1
@@ -209,18 +262,18 @@ def _hand_ended(state: MatchState, e: dict) -> None:
     state.phase = MATCH_OVER if e["match_over"] else HAND_OVER
 
 
-def _match_ended(state: MatchState, e: dict) -> None:
+def _match_ended(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = MATCH_OVER
 
 
-def _mark_claimed(hand: HandState, discarder) -> None:
+def _mark_claimed(hand: HandState, discarder: int | None) -> None:
     if discarder is not None and hand.seats[discarder].discards:
         discards = hand.seats[discarder].discards
         if not discards[-1]["claimed"]:
             discards[-1] = {**discards[-1], "claimed": True}  # discards are never mutated in place
 
 
-_HANDLERS = {
+_HANDLERS: dict[str | None, Handler] = {
     "match_started": _match_started, "hand_started": _hand_started, "drew": _drew,
     "ting_declared": _ting_declared, "discarded": _discarded, "responded": _responded,
     "punged": _punged, "konged": _konged, "kong_declared": _kong_declared, "won": _won,

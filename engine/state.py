@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from engine.tiles import NUM_KINDS
+from engine.versions import RULES_VERSION
 
 LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
     "lobby", "ting", "turn", "claim", "rob", "hand_over", "match_over"
@@ -99,6 +100,7 @@ class MatchState:
     hand: Optional[HandState] = None
     last_result: Optional[dict] = None  # the previous hand's hand_ended payload
     version: int = 0  # engine events folded so far
+    rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
     cache: dict = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
     rules: Any = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
 

@@ -10,6 +10,7 @@ from engine.evolve import apply
 from engine.options import OptionError, normalise
 from engine.state import CLAIM, LOBBY, ROB, TURN, MatchState
 from engine.tiles import TileError, format_hand, kind, name, parse
+from engine import versions
 from engine.wall import SeedError, deal_from_seed, seed_from_hex
 
 SETTLE = "settle"
@@ -56,7 +57,7 @@ def _apply_with_consequences(state: MatchState, first: list[dict]) -> list[dict]
 
     def emit(event: dict) -> None:
         events.append(event)
-        apply(state, event)
+        apply(state, event, deciding=True)  # records the rules' decisions on the event (evolve as data)
 
     for event in first:
         emit(event)
@@ -94,7 +95,14 @@ def _start_match(state: MatchState, command: dict) -> dict:
     first = command.get("first_dealer", 0)
     if first not in (0, 1, 2, 3):
         raise IllegalAction("bad_seat", "first_dealer must be 0..3")
-    return {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
+    version = command.get("rules_version", versions.RULES_VERSION)  # the audit re-decides a log under its version
+    if not versions.supported(version):
+        raise IllegalAction("unsupported_rules_version", f"this engine plays rules versions "
+                            f"{versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION}, not {version!r}")
+    event = {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
+    if version > 1:
+        event["rules_version"] = version  # version 1 logs predate the field
+    return event
 
 
 def _start_hand(state: MatchState, command: dict) -> dict:

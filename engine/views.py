@@ -7,6 +7,7 @@ from typing import Optional, Union
 from engine.actions import legal_actions, pending_seats
 from engine.state import MATCH_OVER, MatchState
 from engine.tiles import format_hand, name
+from engine.versions import DECISION
 
 Viewer = Union[int, None, str]  # a seat, None for the public, "all" for the full record
 
@@ -58,6 +59,8 @@ def redact(event: dict, viewer: Viewer) -> dict:
     """The event as `viewer` may see it: a seat sees its own private fields, nobody sees G-11 secrets."""
     if viewer == "all":
         return event
+    if DECISION in event:  # who was asked / may rob / the waits: secret while the match runs (issue 13/14)
+        event = {k: v for k, v in event.items() if k != DECISION}
     kind_ = event.get("type")
     if kind_ == "hand_started":
         out = {k: v for k, v in event.items() if k not in ("seed", "wall", "hands", "dealer_draw")}

@@ -39,3 +39,46 @@ def test_every_module_starts_with_a_docstring():
             if not ast.get_docstring(tree):
                 missing.append(str(p.relative_to(ROOT)))
     assert missing == []
+
+
+def _recorded_match(variant: str, options: dict, label: str) -> list[dict]:
+    import json
+
+    from engine.selfplay import play_match, seeds_from
+    _, log = play_match(variant, options, seeds_from(label))
+    return json.loads(json.dumps(log))  # as stored: JSON (seat keys of recorded claims are strings)
+
+
+def _raise(*args, **kwargs):
+    raise AssertionError("folding ran a rule: evolve must only apply recorded data (issue 14)")
+
+
+def test_folding_never_runs_scoring_or_hand_analysis(monkeypatch):
+    # given whole recorded matches of both variants (wilds, claims, kongs, 报听 at the deal)
+    import engine
+    from engine import analysis, hand, scoring
+    from engine.actions import VARIANT_CLASSES
+    from engine.scoring import hanshan, koudiandian
+    from engine.variants.base import Variant
+    logs = [_recorded_match("koudiandian", {"hands": 4, "wilds": True}, "arch/kdd"),
+            _recorded_match("koudiandian", {"hands": 4}, "arch/kdd-plain"),
+            _recorded_match("hanshan", {"hands": 4}, "arch/hs")]
+    expected = [engine.fold(log) for log in logs]
+    # when every scoring function, every hand analysis and every rule hook raises
+    for module in (hand, analysis):
+        for attr, value in vars(module).items():
+            if callable(value) and not isinstance(value, type) and getattr(value, "__module__", "") == module.__name__:
+                monkeypatch.setattr(module, attr, _raise)
+    for module in (scoring, koudiandian, hanshan):
+        for attr in ("score", "legality", "kong_payments"):
+            if hasattr(module, attr):
+                monkeypatch.setattr(module, attr, _raise)
+    for cls in (Variant, *VARIANT_CLASSES.values()):
+        for attr, value in list(vars(cls).items()):
+            if callable(value) and not attr.startswith("__"):
+                monkeypatch.setattr(cls, attr, _raise)
+    # then folding the stored events still gives the same states
+    for log, state in zip(logs, expected):
+        folded = engine.fold(log)
+        assert (folded.scores, folded.phase, folded.hands_played) == (state.scores, state.phase, state.hands_played)
+        assert folded.last_result == state.last_result

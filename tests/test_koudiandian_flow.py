@@ -41,7 +41,8 @@ def test_K3_locked_hand_discards_its_draw_automatically_and_may_not_pung():
     state, _ = play(state, (0, "ting", "C"), (1, "discard", "F"), (2, "discard", "F"))
     state, events = when(state, 3, "discard", "F")
     auto = only(events, "discarded")
-    assert auto[-1] == {"type": "discarded", "seat": 0, "tile": "W", "face_down": False, "auto": True}
+    assert auto[-1] == {"type": "discarded", "seat": 0, "tile": "W", "face_down": False, "auto": True,
+                        "decision": {"claims": {}}}  # nobody may claim it (recorded: evolve applies data)
     assert only(events, "drew")[-1]["seat"] == 1
     state, events = when(state, 1, "discard", "9s")
     state, events = when(state, 2, "discard", "9s")
@@ -55,7 +56,7 @@ def test_K4_a_tile_worth_one_or_two_never_wins():
     state, _ = play(state, (0, "ting", "C"), (1, "discard", "F"), (2, "discard", "F"))
     state, events = when(state, 3, "discard", "F")
     assert only(events, "discarded")[-1] == {"type": "discarded", "seat": 0, "tile": "2p", "face_down": False,
-                                            "auto": True}
+                                            "auto": True, "decision": {"claims": {}}}
 
 
 def test_K4_a_tile_worth_three_to_five_wins_only_by_self_draw():

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from engine_helpers import actions, given, only, play, when
+
 from engine.options import normalise
 from engine.scoring import hanshan as hanshan_scoring
 from engine.scoring import koudiandian as kdd_scoring
-from engine.scoring.context import Meld, WinContext
+from engine.scoring.context import WinContext
 from engine.tiles import kind, parse, points
-
-from engine_helpers import actions, given, only, play, when
 
 KDD, HS = "koudiandian", "hanshan"
 

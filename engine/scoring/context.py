@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from engine.versions import RULES_VERSION
+
 WIN_BY = ("self_draw", "discard", "rob_kong", "kong_draw")
 KONG_KINDS = ("exposed", "added", "concealed")
 
@@ -36,6 +38,7 @@ class WinContext:
     wild: Optional[int] = None  # wild kind of the hand (K-13 耗子 / H-2 配子), None without wilds
     heavenly: bool = False  # 含山: dealer's win on the first 14 tiles (tianhu)
     dealer_first_discard: bool = False  # 含山: won on the dealer's first discard (dihu)
+    rules_version: int = RULES_VERSION  # the match's rules version (engine.versions)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from engine.hand import Decomposition, decompositions, is_complete, waits
 from engine.scoring.context import Meld, WinContext
 from engine.tiles import NUM_KINDS, points
+from engine.versions import RULES_VERSION
 
 READY_MIN_POINTS = 6  # K-2 / K-4: a declared hand must wait on a tile worth 6 or more
 DISCARD_MIN_POINTS = 6  # K-4: 6+ may win by discard
@@ -129,7 +130,8 @@ def can_declare_ting(counts13: Sequence[int], wilds: int, sets: int) -> bool:
 
 
 def win_value_tile(
-    counts13: Sequence[int], wilds: int, sets: int, win_tile: int, wild: Optional[int] = None
+    counts13: Sequence[int], wilds: int, sets: int, win_tile: int, wild: Optional[int] = None,
+    rules_version: int = RULES_VERSION,
 ) -> Optional[int]:
     """The kind whose points the win scores (K-1): the winning tile itself, or, for a self-drawn
     wild (K-13), the highest-point wait of the 13 other tiles (None when they wait on nothing).
@@ -138,7 +140,7 @@ def win_value_tile(
     without the winning tile."""
     if wild is None or win_tile != wild:
         return win_tile
-    found = [k for k in ting_waits(counts13, wilds, sets, wilds_mode=True) if k != wild]
+    found = [k for k in ting_waits(counts13, wilds, sets, wilds_mode=True) if k != wild or rules_version < 2]
     return max(found, key=lambda t: (points(t), -t)) if found else None  # ties: the lowest kind
 
 
@@ -206,7 +208,7 @@ def _checked(ctx: WinContext) -> tuple[Optional[str], int]:
     if win_is_wild and not ctx.self_drawn:
         return "discarded_wild", 0  # K-13
     rest, rest_wilds = _without_one(counts, wilds, ctx.win_tile, win_is_wild)
-    value_kind = win_value_tile(rest, rest_wilds, sets, ctx.win_tile, wild)
+    value_kind = win_value_tile(rest, rest_wilds, sets, ctx.win_tile, wild, ctx.rules_version)
     value_points = points(value_kind) if value_kind is not None else 0
     return _k4_reason(value_points, ctx.self_drawn), value_points
 

@@ -8,6 +8,7 @@ from engine import hand as analysis
 from engine.scoring import Meld, WinContext, legality
 from engine.state import HandState, MatchState, SeatHand
 from engine.tiles import WHITE
+from engine.versions import RULES_VERSION
 
 
 class Variant:
@@ -18,9 +19,13 @@ class Variant:
     locked_may_kong = False  # K-3 allows kongs after 报听; H-4 does not
     face_down_ting = False  # K-2 lays the declaring discard face down
     pung_forfeits_kong = False  # K-6 (a 扣点点 rule only, G-5/K-6 clarification)
+    pass_restricts_win = False  # K-5 过胡 (含山 has none, H-1)
 
-    def __init__(self, options: dict):
+    def __init__(self, options: dict, rules_version: int = RULES_VERSION):
         self.options = options
+        self.rules_version = rules_version
+        if rules_version < 2:
+            self.pung_forfeits_kong = True  # version 1 forfeited in both variants (before G-5/K-6)
 
     # ---- hand analysis with the hand's wild -------------------------------------------------
     def split(self, hand: HandState, counts: list[int]) -> tuple[list[int], int]:
@@ -73,6 +78,7 @@ class Variant:
             win_tile=tile, win_by=by, discarder=source if by in ("discard", "rob_kong") else None,
             discarder_ready=discarder_ready, ready=me.ready, wild=hand.wild,
             heavenly=self.heavenly(hand, seat, by), dealer_first_discard=self.dealer_first_discard(hand, seat, by),
+            rules_version=self.rules_version,
         )
 
     def heavenly(self, hand: HandState, seat: int, by: str) -> bool:

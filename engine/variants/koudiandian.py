@@ -19,6 +19,7 @@ class Koudiandian(Variant):
     locked_may_kong = True  # K-3
     face_down_ting = True  # K-2: the declaring discard lies face down
     pung_forfeits_kong = True  # K-6: choosing pung when kong was possible gives that kong up
+    pass_restricts_win = True  # K-5 过胡
 
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         """K-2: discards after which the hand waits on at least one tile worth 6 or more."""

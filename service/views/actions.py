@@ -40,8 +40,9 @@ def act(data, match_id):
     acted = svc.act(match_id, seat, command, expected, key, request_fp, loaded)
     result, stored = acted.result, svc.own_events(match_id, acted)
     fresh = svc.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
+    shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
-            "events": [public_event(event, seat) for event in stored], "view": private_view(fresh, seat)}
+            "events": [public_event(event, shown_to) for event in stored], "view": private_view(fresh, seat)}
     body["view"]["deadlines"] = svc.deadlines_for(fresh)  # as GET view shows them (correspondence play)
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
