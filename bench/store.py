@@ -1,4 +1,7 @@
-"""Benchmark: EventStore appends/s (1 and 2 writer processes) and stream reads vs raw sqlite3."""
+"""Benchmark: EventStore appends/s (1 and 2 writer processes) and stream reads vs raw sqlite3;
+then the same for PostgresEventStore vs raw psycopg on a throwaway PostgreSQL cluster started
+for the run (fsync on; TILEFOLD_BENCH_PG=<url> uses an existing server instead, and
+TILEFOLD_BENCH_PG=off skips it)."""
 from __future__ import annotations
 
 import json
@@ -131,7 +134,128 @@ def print_table(figures: dict[str, list[float]]) -> None:
         print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")
 
 
+# -- PostgreSQL: PostgresEventStore vs raw psycopg on the same server --------------------------
+PG_RAW_DDL = ("CREATE TABLE IF NOT EXISTS raw_events (position BIGSERIAL UNIQUE, stream TEXT, version INTEGER, "
+              "type TEXT, payload TEXT, PRIMARY KEY (stream, version))")
+
+
+def pg_store_writer(url: str, stream: str, count: int) -> tuple[float, float]:
+    from events import PostgresEventStore
+
+    store = PostgresEventStore(url, registry=Registry(), pool_size=2)
+    store.current_version(stream)  # open the pool outside the timed part
+    start = time.monotonic()
+    for version in range(count):
+        store.append(stream, version, [NewEvent("tile_discarded", PAYLOAD)])
+    end = time.monotonic()
+    store.close()
+    return start, end
+
+
+def pg_raw_writer(url: str, stream: str, count: int) -> tuple[float, float]:
+    import psycopg
+
+    payload = canonical_json(PAYLOAD)
+    with psycopg.connect(url, autocommit=True) as conn:
+        start = time.monotonic()
+        for version in range(1, count + 1):  # one INSERT = one transaction, committed (durable) when it returns
+            conn.execute("INSERT INTO raw_events (stream, version, type, payload) VALUES (%s, %s, %s, %s)",
+                         (stream, version, "tile_discarded", payload))
+        return start, time.monotonic()
+
+
+def pg_fresh(base: str, rep: int) -> str:
+    import psycopg
+
+    from events import PostgresEventStore
+
+    schema = f"bench_{rep}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        conn.execute(f"CREATE SCHEMA {schema}")
+    url = f"{base}?options=-csearch_path%3D{schema}"
+    PostgresEventStore.initialise(url).close()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(PG_RAW_DDL)
+    return url
+
+
+def pg_read_ms(url: str) -> tuple[float, float]:
+    import psycopg
+
+    from events import PostgresEventStore
+
+    store = PostgresEventStore(url, registry=Registry(), pool_size=2)
+    for first in range(0, READ_EVENTS, 100):
+        store.append("read", first, [NewEvent("tile_discarded", PAYLOAD) for _ in range(100)])
+    with psycopg.connect(url, autocommit=True) as conn:
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', %s, 't', %s)",
+                            [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)])
+        started = time.perf_counter()
+        assert len(store.read("read")) == READ_EVENTS
+        store_s = time.perf_counter() - started
+        started = time.perf_counter()
+        rows = conn.execute("SELECT * FROM raw_events WHERE stream = 'read' ORDER BY version").fetchall()
+        assert len([json.loads(row[4]) for row in rows]) == READ_EVENTS
+        raw_s = time.perf_counter() - started
+    store.close()
+    return store_s * 1000, raw_s * 1000
+
+
+def run_pg(base: str) -> dict[str, list[float]]:
+    figures: dict[str, list[float]] = {k: [] for k in ("s1", "r1", "s2", "r2", "sread", "rread")}
+    for rep in range(REPEATS):
+        url = pg_fresh(base, rep)
+        figures["s1"].append(appends_per_second(pg_store_writer, url, 1))
+        figures["r1"].append(appends_per_second(pg_raw_writer, url, 1))
+        url = pg_fresh(base, rep + 100)
+        figures["s2"].append(appends_per_second(pg_store_writer, url, 2))
+        figures["r2"].append(appends_per_second(pg_raw_writer, url, 2))
+        sread, rread = pg_read_ms(url)
+        figures["sread"].append(sread)
+        figures["rread"].append(rread)
+    return figures
+
+
+def print_pg_table(figures: dict[str, list[float]], server: str) -> None:
+    med = {k: statistics.median(v) for k, v in figures.items()}
+    print(f"\nPostgreSQL ({server}; fsync on, synchronous_commit on: both durable when the call returns)")
+    print("raw psycopg = one autocommit INSERT per append (one round trip, one commit); SELECT + json.loads for the read")
+    print("PostgresEventStore = head read + tf_append (head moved from the expected version, feed lock, NOTIFY)")
+    print(f"{'measure':<34}{'PgStore':>12}{'raw psycopg':>13}{'ratio':>8}")
+    rows = [("appends/s, 1 writer", "s1", "r1", "{:.0f}"), ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
+            (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}")]
+    for label, store_key, raw_key, fmt in rows:
+        ratio = med[store_key] / med[raw_key]
+        print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")
+
+
+def postgres_section() -> None:
+    wanted = os.environ.get("TILEFOLD_BENCH_PG", "")
+    if wanted == "off":
+        return
+    if wanted:
+        print_pg_table(run_pg(wanted), "TILEFOLD_BENCH_PG")
+        return
+    from tests import pgserver
+
+    if pgserver.binaries() is None:
+        print("\nPostgreSQL: skipped (no server binaries; apt-get install postgresql)")
+        return
+    folder = pgserver.new_folder()
+    try:
+        url = pgserver.start(folder, fsync=True)
+        print_pg_table(run_pg(url), "a throwaway cluster on this machine")
+    finally:
+        pgserver.stop(folder)
+
+
 if __name__ == "__main__":
     began = time.monotonic()
-    print_table(run())
+    if os.environ.get("TILEFOLD_BENCH_PG") != "only":
+        print_table(run())
+    else:
+        os.environ["TILEFOLD_BENCH_PG"] = ""
+    postgres_section()
     print(f"(bench took {time.monotonic() - began:.1f} s)")

@@ -33,6 +33,11 @@ ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorde
 ROW_NAMES = tuple(c.strip() for c in ROW_COLUMNS.split(","))
 APPEND_SQL = "SELECT tf_append(%s, %s::int, %s, %s::text[], %s::int[], %s::text[], %s::text[], %s)"
 Watcher = Callable[[str, int], None]
+HEAD_CACHE = 10_000  # streams whose head (version, hash) a store remembers
+
+
+class _HeadMoved(Exception):
+    """tf_append found the head not at (expected, prev_hash)."""
 
 
 def is_postgres_url(target: Any) -> bool:
@@ -78,6 +83,7 @@ class PostgresEventStore:
         self._pool_lock = threading.Lock()
         self._watchers: list[Watcher] = []
         self._listener_pid: Optional[int] = None
+        self._heads: dict[str, tuple[int, str]] = {}
 
     @classmethod
     def initialise(cls, url: str, **options: Any) -> "PostgresEventStore":
@@ -155,21 +161,51 @@ class PostgresEventStore:
                                           [(stream, now, item) for item in outbox_json])
             if extra is not None:
                 extra(PgConnection(conn))
-            result = _own_part(_insert(conn, stream, current, prev_hash, rows), own)
+            try:
+                written = _insert(conn, stream, current, prev_hash, rows)
+            except _HeadMoved:  # a new stream another transaction created meanwhile
+                head = conn.execute("SELECT version FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+                raise ConcurrencyError(stream, expected_version, head[0] if head else 0) from None
+            result = _own_part(written, own)
             if idempotency_key is not None:
                 conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) "
                              "VALUES (%s, %s, %s, %s, %s)",
                              [idempotency_key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
-            return result
+        self._remember_head(stream, written.last_version, written.last_hash)
+        return result
 
     def _append_alone(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
-        """Read the head, then append in ONE statement (autocommit): two round trips, one commit."""
+        """Append in ONE statement (autocommit): one round trip and one commit when the head is
+        known — a new stream (expected 0) or the head this process last wrote or read — else the
+        head is read first. tf_append checks (version, hash) against the row itself, so a stale
+        cached head is only a retry, never a wrong chain."""
+        known = self._heads.get(stream) if expected else (0, "")
         with self._connection() as conn:
-            row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
-            current, prev_hash = row if row else (0, "")
-            if current != expected:
-                raise ConcurrencyError(stream, expected, current)
-            return _insert(conn, stream, current, prev_hash, rows)
+            if known is None or known[0] != expected:
+                known = self._read_head(conn, stream, expected)
+            try:
+                result = _insert(conn, stream, expected, known[1], rows)
+            except _HeadMoved:
+                self._heads.pop(stream, None)
+                fresh = self._read_head(conn, stream, expected)  # ConcurrencyError unless only the hash was stale
+                result = _insert(conn, stream, expected, fresh[1], rows)
+        self._remember_head(stream, result.last_version, result.last_hash)
+        return result
+
+    def _read_head(self, conn, stream: str, expected: int) -> tuple[int, str]:
+        row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
+        current, prev_hash = row if row else (0, "")
+        if current != expected:
+            raise ConcurrencyError(stream, expected, current)
+        return current, prev_hash
+
+    def _remember_head(self, stream: str, version: int, hash_: str) -> None:
+        """Cache a stream's head as last written or read here (bounded; a stale entry costs a retry)."""
+        if len(self._heads) > HEAD_CACHE:
+            self._heads.clear()
+        known = self._heads.get(stream)
+        if known is None or known[0] < version:
+            self._heads[stream] = (version, hash_)
 
     def import_rows(self, stream: str, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append already-hashed rows (an export of another store, in version order) keeping their
@@ -218,7 +254,10 @@ class PostgresEventStore:
     def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
         """Events of stream with version > after, in version order, payloads upcast."""
         sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s ORDER BY version"
-        return self._select_events(sql, [stream, after], limit)
+        events = self._select_events(sql, [stream, after], limit)
+        if events and limit is None:  # the head as of this read: the next append need not read it
+            self._remember_head(stream, events[-1].version, events[-1].hash)
+        return events
 
     def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
         """The global feed: every stream's events with position > after_position, in order.
@@ -447,7 +486,8 @@ class _Borrowed:
 
 
 def _insert(conn, stream: str, current: int, prev_hash: str, rows: list[dict]) -> AppendResult:
-    """Hash the rows after (current, prev_hash) and append them with tf_append (one statement)."""
+    """Hash the rows after (current, prev_hash) and append them with tf_append (one statement);
+    _HeadMoved when the head is not there (a racing append got in first, or a stale cached hash)."""
     recorded_at, hashes, last = utc_now(), [], prev_hash
     for version, row in enumerate(rows, start=current + 1):
         last = _row_hash(last, stream, version, row, recorded_at)
@@ -455,11 +495,12 @@ def _insert(conn, stream: str, current: int, prev_hash: str, rows: list[dict]) -
     params = [stream, current, prev_hash, [r["type"] for r in rows], [r["schema_version"] for r in rows],
               [r["payload_json"] for r in rows], hashes, recorded_at]
     first = conn.execute(APPEND_SQL, params).fetchone()[0]
-    if first is None:  # the head moved (or a racing append created the stream): someone got in first
-        head = conn.execute("SELECT version FROM stream_heads WHERE stream = %s", [stream]).fetchone()
-        raise ConcurrencyError(stream, current, head[0] if head else 0)
+    if first is None:
+        raise _HeadMoved()
     positions = tuple(range(first, first + len(rows)))
-    return AppendResult(stream, current + 1, current + len(rows), positions, recorded_at=recorded_at)
+    result = AppendResult(stream, current + 1, current + len(rows), positions, recorded_at=recorded_at)
+    object.__setattr__(result, "last_hash", last)  # for the head cache (not part of the result's contract)
+    return result
 
 
 def _prior_result(conn, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
