@@ -222,7 +222,7 @@ def print_pg_table(figures: dict[str, list[float]], server: str) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"\nPostgreSQL ({server}; fsync on, synchronous_commit on: both durable when the call returns)")
     print("raw psycopg = one autocommit INSERT per append (one round trip, one commit); SELECT + json.loads for the read")
-    print("PostgresEventStore = head read + tf_append (head moved from the expected version, feed lock, NOTIFY)")
+    print("PostgresEventStore = tf_append (head moved from the expected version; head cached, else read first); NOTIFY batched after")
     print(f"{'measure':<34}{'PgStore':>12}{'raw psycopg':>13}{'ratio':>8}")
     rows = [("appends/s, 1 writer", "s1", "r1", "{:.0f}"), ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
             (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}")]

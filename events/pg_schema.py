@@ -21,7 +21,6 @@ DDL = [
         hash           TEXT    NOT NULL,
         PRIMARY KEY (stream, version))""",
     "CREATE UNIQUE INDEX IF NOT EXISTS events_position ON events (position)",
-    "CREATE SEQUENCE IF NOT EXISTS events_position_seq",
     """CREATE TABLE IF NOT EXISTS stream_heads (
         stream  TEXT    PRIMARY KEY,
         version INTEGER NOT NULL,
@@ -51,17 +50,20 @@ DDL = [
 ]
 
 #: One append as one statement: move the stream's head from (expected, prev_hash) or refuse
-#: (NULL = conflict), then — holding the feed lock until commit — take consecutive positions,
-#: insert the rows and NOTIFY. The feed lock is taken last, after the per-stream head row lock,
-#: so a transaction holds it only for the insert and its commit; commits therefore happen in
-#: position order and a reader of the global feed never sees a later position before an earlier
-#: one (docs/STORE.md). The lock id is the events table's oid: one feed per schema.
+#: (NULL = conflict), then insert the rows at positions made of the transaction's id:
+#: position = xid << 20 | n-th event written by that transaction. The global feed is read in
+#: position order up to the oldest transaction still running (read_all: `position <
+#: pg_snapshot_xmin(pg_current_snapshot()) << 20`), so an event that commits late is never
+#: skipped: its position is above every position a reader could have passed (docs/STORE.md,
+#: "The global feed"). No lock is shared by appends to different streams: they commit in parallel.
+POSITION_BITS = 20  # events one transaction may append (2**20); positions stay below 2**63 for 2**43 xids
 APPEND_FUNCTION = """
 CREATE OR REPLACE FUNCTION tf_append(p_stream TEXT, p_expected INTEGER, p_prev_hash TEXT,
     p_types TEXT[], p_schema_versions INTEGER[], p_payloads TEXT[], p_hashes TEXT[], p_recorded_at TEXT)
 RETURNS BIGINT LANGUAGE plpgsql AS $$
 DECLARE
     n INTEGER := cardinality(p_types);
+    written INTEGER := coalesce(nullif(current_setting('tilefold.written', true), ''), '0')::INTEGER;
     first_position BIGINT;
 BEGIN
     IF p_expected = 0 THEN
@@ -74,18 +76,20 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    PERFORM pg_advisory_xact_lock('events'::regclass::oid::bigint);
-    first_position := nextval('events_position_seq');
-    IF n > 1 THEN
-        PERFORM setval('events_position_seq', first_position + n - 1);
+    IF written + n > 1048576 THEN
+        RAISE EXCEPTION 'more than 1048576 events in one transaction';
     END IF;
+    first_position := (pg_current_xact_id()::TEXT::BIGINT << 20) + written;
+    PERFORM set_config('tilefold.written', (written + n)::TEXT, true);
     INSERT INTO events (stream, version, position, type, schema_version, payload, recorded_at, hash)
         SELECT p_stream, p_expected + i, first_position + i - 1, p_types[i], p_schema_versions[i],
                p_payloads[i], p_recorded_at, p_hashes[i]
         FROM generate_series(1, n) AS i;
-    PERFORM pg_notify('tf_' || current_schema(), (p_expected + n)::text || ' ' || p_stream);
     RETURN first_position;
 END $$"""
+
+#: the feed's high-water mark: positions below it belong to finished transactions only
+FEED_LIMIT = "(pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT << 20)"
 
 TABLES = ("events", "stream_heads", "idempotency", "outbox", "meta")
 

@@ -6,10 +6,11 @@ one suite against both). How order and uniqueness are kept across nodes (docs/ST
 * a stream's head row (`stream_heads`) is moved from exactly the expected version in the same
   statement that inserts the rows: a racing append finds the head moved (or, for a new stream,
   the head row inserted) and gets ConcurrencyError; (stream, version) is the primary key besides;
-* the global feed's positions come from a sequence taken under a per-feed advisory lock held
-  until commit, so commits happen in position order and `read_all` never skips an event that
-  becomes visible late;
-* every append NOTIFYs `tf_<schema>` with "<version> <stream>": `watch` wakes waiters on every node.
+* the global feed's positions are made of the appending transaction's id, and `read_all` reads
+  only below the oldest transaction still running (a transaction-id high-water mark), so it never
+  skips an event that becomes visible late, and appends to different streams share no lock;
+* after each append the store NOTIFYs `tf_<schema>` with "<version> <stream>" (batched by a
+  background thread, outside the append's transaction): `watch` wakes waiters on every node.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from .chain import Problem, canonical_json, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
-from .pg_schema import create_schema
+from .pg_schema import FEED_LIMIT, create_schema
 from .registry import Registry, default_registry
 from .store import (EventLike, EventStore, _check_expected, _check_stream, _fingerprint, _head_problems,
                     _own_part, _position_problems, _row_hash, iso, utc_now)
@@ -84,6 +85,9 @@ class PostgresEventStore:
         self._watchers: list[Watcher] = []
         self._listener_pid: Optional[int] = None
         self._heads: dict[str, tuple[int, str]] = {}
+        self._announced = threading.Condition()
+        self._to_announce: dict[str, int] = {}
+        self._announcer_pid: Optional[int] = None
 
     @classmethod
     def initialise(cls, url: str, **options: Any) -> "PostgresEventStore":
@@ -112,6 +116,9 @@ class PostgresEventStore:
     def close(self) -> None:
         """Close this process's pool and stop its listener (the next call opens a new pool)."""
         self._listener_pid = None
+        with self._announced:
+            self._announcer_pid = None
+            self._announced.notify_all()
         pool, self._pool = self._pool, None
         if pool is not None and self._pool_pid == os.getpid():
             pool.close()
@@ -172,6 +179,8 @@ class PostgresEventStore:
                              "VALUES (%s, %s, %s, %s, %s)",
                              [idempotency_key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
         self._remember_head(stream, written.last_version, written.last_hash)
+        if not result.replayed:
+            self._announce(stream, written.last_version)
         return result
 
     def _append_alone(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
@@ -190,6 +199,7 @@ class PostgresEventStore:
                 fresh = self._read_head(conn, stream, expected)  # ConcurrencyError unless only the hash was stale
                 result = _insert(conn, stream, expected, fresh[1], rows)
         self._remember_head(stream, result.last_version, result.last_hash)
+        self._announce(stream, result.last_version)
         return result
 
     def _read_head(self, conn, stream: str, expected: int) -> tuple[int, str]:
@@ -262,10 +272,29 @@ class PostgresEventStore:
     def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
         """The global feed: every stream's events with position > after_position, in order.
 
-        Never skips: positions are committed in order (the feed lock in tf_append), so every
-        position below one a reader sees is already visible to it (or was never committed)."""
-        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > %s ORDER BY position"
-        return self._select_events(sql, [after_position], limit)
+        Read only below the feed's high-water mark, the oldest transaction still running: an event
+        committed later always lands above every position returned here, so nothing is skipped.
+        Every event committed before the call is returned (the call waits, at most ~0.5 s, for
+        transactions that began writing before it to end)."""
+        with self._connection() as conn:
+            mark = self._high_water_mark(conn)
+            sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > %s AND position < %s ORDER BY position"
+            params: list = [after_position, mark]
+            if limit is not None:
+                sql, params = sql + " LIMIT %s", params + [int(limit)]
+            rows = conn.execute(sql, params).fetchall()
+        return [self._to_stored(row) for row in rows]
+
+    @staticmethod
+    def _high_water_mark(conn) -> int:
+        """A position below which every transaction has ended, at or above the last committed event
+        (waiting briefly for transactions that began before it)."""
+        for attempt in range(25):
+            mark, top = conn.execute(f"SELECT {FEED_LIMIT}, (SELECT max(position) FROM events)").fetchone()
+            if top is None or top < mark:
+                return mark
+            time.sleep(0.002 * (attempt + 1))
+        return mark
 
     def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
         if limit is not None:
@@ -293,8 +322,8 @@ class PostgresEventStore:
 
     def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         """A page of raw rows of the global feed (payload as stored text), for `tilefold copy`."""
-        rows = self.query(f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
-                          [after_position, int(limit)])
+        rows = self.query(f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? AND position < {FEED_LIMIT} "
+                          "ORDER BY position LIMIT ?", [after_position, int(limit)])
         return [dict(zip(ROW_NAMES, row)) for row in rows]
 
     def verify_stream(self, stream: str) -> list[Problem]:
@@ -406,6 +435,35 @@ class PostgresEventStore:
             lost = True
             ready.set()
             time.sleep(0.5)
+
+    def _announce(self, stream: str, version: int) -> None:
+        """NOTIFY the append to every node, from a background thread that batches them (outside
+        the append's transaction: a NOTIFY inside it would serialise every append's commit)."""
+        with self._announced:
+            if self._to_announce.get(stream, 0) < version:
+                self._to_announce[stream] = version
+            if self._announcer_pid != os.getpid():
+                self._announcer_pid = os.getpid()
+                threading.Thread(target=self._announce_loop, name="tilefold-notify", daemon=True).start()
+            self._announced.notify()
+
+    def _announce_loop(self) -> None:
+        me = os.getpid()
+        while self._announcer_pid == me:
+            with self._announced:
+                while not self._to_announce and self._announcer_pid == me:
+                    self._announced.wait(1.0)
+                batch, self._to_announce = self._to_announce, {}
+            if not batch:
+                continue
+            payloads = [f"{version} {stream}" for stream, version in batch.items()]
+            try:
+                with self._connection() as conn:
+                    conn.execute("SELECT pg_notify('tf_' || current_schema(), p) FROM unnest(%s::text[]) AS p",
+                                 [payloads])
+            except Exception as exc:  # noqa: BLE001 - waiters recheck on their own timers; never die
+                log.warning("could not NOTIFY %d appends: %s", len(payloads), exc)
+                time.sleep(0.2)
 
     def _tell(self, stream: str, version: int) -> None:
         for callback in list(self._watchers):
