@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from engine.state import CLAIM, ROB, TING, TURN, MatchState
 from engine.tiles import name
+from engine.variants import get
 from engine.variants.base import Variant
-from engine.variants.hanshan import Hanshan
-from engine.variants.koudiandian import Koudiandian
 
-VARIANT_CLASSES: dict[str, type[Variant]] = {"koudiandian": Koudiandian, "hanshan": Hanshan}
+#: Every action a command may name (the service validates against this list too).
+ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
 
 
 def variant_of(state: MatchState) -> Variant:
     """The variant's rule hooks for this match (built once, carried along by every copy of the state)."""
     rules = state.rules
     if rules is None or rules.options is not state.options or rules.rules_version != state.rules_version:
-        state.rules = VARIANT_CLASSES[state.variant](state.options, state.rules_version)
+        state.rules = get(state.variant).rules(state.options, state.rules_version)
     return state.rules
 
 

@@ -6,6 +6,7 @@ from typing import Optional
 
 from engine.state import CLAIM, HAND_OVER, LOBBY, MATCH_OVER, ROB, TING, TURN, MatchState
 from engine.tiles import TileError, kind
+from engine.variants import get
 
 
 class IllegalAction(Exception):
@@ -31,7 +32,7 @@ _SCORING_REASONS = {
 
 def explain(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
     """Why `wanted` is not among the seat's legal actions, naming the rule where one applies."""
-    from engine.actions import legal_actions
+    from engine.actions import ACTIONS, legal_actions
     phase = state.phase
     if phase in (LOBBY, HAND_OVER, MATCH_OVER) or state.hand is None:
         return IllegalAction("no_hand_in_play", f"no hand is in play (phase {phase})")
@@ -39,7 +40,7 @@ def explain(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
     if not legal:
         return IllegalAction("not_your_turn", f"seat {seat} has no decision pending now")
     action = wanted.get("action")
-    if action not in {"discard", "pung", "kong", "hu", "pass", "ting"}:
+    if action not in ACTIONS:
         return IllegalAction("unknown_action", f"unknown action {action!r}")
     tile = wanted.get("tile")
     if tile is not None:
@@ -63,7 +64,7 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
     if action == "ting":
         return IllegalAction("not_ready_after_discard",
                              "报听 needs a discard after which the hand waits on a tile worth 6 or more",
-                             "K-2" if state.variant == "koudiandian" else "H-4")
+                             get(state.variant).rule_ids["ting"])
     return IllegalAction("illegal_tile", f"{action} with tile {tile!r} is not allowed now")
 
 
@@ -73,13 +74,13 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
     if action == "hu":
         return _why_no_hu(state, seat)
     if action == "pung" and me.ready:
-        return IllegalAction("hand_locked", "no pung after 报听", "K-3" if state.variant == "koudiandian" else "H-4")
+        return IllegalAction("hand_locked", "no pung after 报听", get(state.variant).rule_ids["locked"])
     if action in ("pung", "kong") and phase == TURN:
         return IllegalAction("no_claim", f"{action} is not possible with these tiles now", "G-5")
     if action == "pass" and phase == TURN:
         return IllegalAction("must_discard", "on your own turn you discard (or win, kong, declare)")
-    if action == "ting" and state.variant == "hanshan":
-        return IllegalAction("ting_only_at_deal", "报听 only at the start of the hand", "H-4")
+    if action == "ting" and get(state.variant).ting_at_deal_only:
+        return IllegalAction("ting_only_at_deal", "报听 only at the start of the hand", get(state.variant).rule_ids["ting"])
     if action == "ting" and me.ready:
         return IllegalAction("already_ready", "报听 has already been declared", "K-2")
     if action == "ting":
@@ -102,7 +103,7 @@ def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
         tile, by, source = hand.drawn, self_draw_kind(state), None
     else:
         return IllegalAction("not_complete", "the hand is not complete", "G-4")
-    if state.variant == "koudiandian" and by != "self_draw" and tile in me.passed_hu and me.ready:
+    if variant_of(state).pass_restricts_win and by != "self_draw" and tile in me.passed_hu and me.ready:
         return IllegalAction("passed_hu", "after 过胡 this tile wins only by self-draw", "K-5")
     reason = variant_of(state).hu_reason(state, seat, tile, by, source)
     rule, text = _SCORING_REASONS.get(reason or "not_complete", ("G-4", "not a winning hand"))

@@ -1,14 +1,24 @@
-"""Match options of both variants, named as in RULINGS.md, with defaults and validation."""
+"""Match options, named as in RULINGS.md: the shared ones here, each variant's own in its registry entry."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-VARIANTS = ("koudiandian", "hanshan")
-
 
 class OptionError(ValueError):
     """An unknown option, a bad value, or a contradictory combination."""
+
+
+def __getattr__(name: str) -> Any:
+    """`VARIANTS`: the registered variant names (read lazily: the registry imports this module)."""
+    if name == "VARIANTS":
+        from engine.variants import names
+        return names()
+    raise AttributeError(name)
+
+
+def boolean(name: str, value: Any) -> bool:
+    return _bool(name, value)
 
 
 def _bool(name: str, value: Any) -> bool:
@@ -30,49 +40,40 @@ _COMMON: dict[str, tuple[Any, Any]] = {
     "base": (1, lambda n, v: _positive_int(n, v, 10_000)),
 }
 
-_KOUDIANDIAN: dict[str, tuple[Any, Any]] = {
-    "wilds": (False, _bool),  # K-13 耗子
-    "kong_keeps_waits": (False, _bool),  # K-3 【改变听口不能杠】
-    "must_win": (False, _bool),  # K-5 【有胡必胡】
-    "feeder_pays_kong": (False, _bool),  # K-9 【点杠包杠】
-    "discarder_pays_kongs": (False, _bool),  # K-9 【点炮包杠】
-    "dealer_bonus": (False, _bool),  # K-12 【带庄多五分】
-    "dealer_rule": ("winner", None),  # K-11
-}
-
-_HANSHAN: dict[str, tuple[Any, Any]] = {
-    "wild_self_draw_only": (True, _bool),  # H-3 【有配子只能自摸】
-    "win_on_discarded_wild": (False, _bool),  # H-3 【见配给胡】
-    "discarder_pays_all": (False, _bool),  # H-5 【点炮一家付】
-}
-
-SCHEMAS = {"koudiandian": {**_KOUDIANDIAN, **_COMMON}, "hanshan": {**_HANSHAN, **_COMMON}}
 DEFAULT_HANDS = 8
+
+
+def schema(variant: str) -> dict[str, Any]:
+    """name -> (default, validator) of every option of the variant (raises OptionError if unknown)."""
+    from engine.variants import UnknownVariant, get
+    try:
+        entry = get(variant)
+    except UnknownVariant as exc:
+        raise OptionError(str(exc)) from None
+    return {**entry.options, **_COMMON}
 
 
 def normalise(variant: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Validate options for a variant and fill in defaults; raise OptionError on anything wrong."""
-    if variant not in SCHEMAS:
-        raise OptionError(f"unknown variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+    from engine.variants import get
+    schema_ = schema(variant)
     options = dict(options or {})
     if not isinstance(options, dict):
         raise OptionError("options must be an object")
-    schema = SCHEMAS[variant]
-    unknown = sorted(set(options) - set(schema))
+    unknown = sorted(set(options) - set(schema_))
     if unknown:
         raise OptionError(
             f"unknown option(s) for {variant}: {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(sorted(schema))}"
+            f"known: {', '.join(sorted(schema_))}"
         )
     out: dict[str, Any] = {}
-    for key, (default, check) in schema.items():
+    for key, (default, check) in schema_.items():
         if key in options and options[key] is not None:
             out[key] = check(key, options[key]) if check else options[key]
         else:
             out[key] = default
     _check_length(out)
-    if variant == "koudiandian":
-        _check_dealer_rule(out, explicit="dealer_rule" in options)
+    get(variant).check_options(out, set(options))
     return out
 
 
@@ -82,18 +83,3 @@ def _check_length(out: dict[str, Any]) -> None:
         raise OptionError("give either 'hands' or 'rounds' for the match length, not both")
     if out["hands"] is None and out["rounds"] is None:
         out["hands"] = DEFAULT_HANDS
-
-
-def _check_dealer_rule(out: dict[str, Any], *, explicit: bool) -> None:
-    """K-11: 一圈 or 【带庄多五分】 force the "rotate" dealer rule."""
-    rule = out["dealer_rule"]
-    if rule not in ("winner", "rotate"):
-        raise OptionError(f"option 'dealer_rule' must be \"winner\" or \"rotate\", got {rule!r}")
-    forced = out["rounds"] is not None or out["dealer_bonus"]
-    if forced and rule == "winner":
-        if explicit:
-            raise OptionError(
-                "dealer_rule \"winner\" cannot be combined with 'rounds' or 'dealer_bonus': "
-                "K-11 makes those matches use the \"rotate\" rule"
-            )
-        out["dealer_rule"] = "rotate"

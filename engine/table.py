@@ -11,6 +11,7 @@ from engine.options import OptionError, normalise
 from engine.state import CLAIM, LOBBY, ROB, TURN, MatchState
 from engine.tiles import TileError, format_hand, kind, name, parse
 from engine import versions
+from engine.variants import get
 from engine.wall import SeedError, deal_from_seed, seed_from_hex
 
 SETTLE = "settle"
@@ -145,7 +146,7 @@ def _preset_hand(state: MatchState, preset: dict) -> dict:
 
 
 def _uses_wilds(state: MatchState) -> bool:
-    return state.variant == "hanshan" or bool(state.options.get("wilds"))
+    return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
 def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> dict:

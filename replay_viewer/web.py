@@ -9,6 +9,7 @@ from typing import Optional
 from flask import Response, render_template, request
 from flask_smorest import Blueprint
 
+from engine import variants as engine_variants
 from service import audit
 from service import room as rooms
 from service.problems import ApiError
@@ -78,6 +79,7 @@ def _frames_body(loaded, perspective) -> bytes:
         "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
         "status": "over" if loaded.over else "playing", "version": loaded.version,
         "seats": loaded.room.public_seats(), "names": audit.pattern_names(),
+        "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
         "imported": audit.import_record(service().repo, loaded.match_id) is not None,
     })
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from engine import variants
 from engine.audit import AuditReport, audit
 from engine.tiles import ZH_NAMES, kind
 from events import NewEvent, Problem, canonical_json, verify_chain
@@ -158,7 +159,6 @@ def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
 
 
 # -- text log (Chinese with English names) ----------------------------------------------
-VARIANT_NAMES = {"koudiandian": "扣点点 Koudiandian", "hanshan": "含山麻将 Hanshan"}
 BY_NAMES = {"self_draw": "自摸 self-draw", "kong_draw": "杠上开花 kong replacement", "discard": "点炮 on a discard",
             "rob_kong": "抢杠 robbing a kong"}
 RESPONSES = {"pass": "过 pass", "pung": "碰 pung", "kong": "杠 kong", "hu": "胡 hu", "ting": "报听 ting"}
@@ -172,18 +172,21 @@ def tile_text(tile: Optional[str]) -> str:
 
 
 def pattern_names() -> dict[str, dict[str, list[str]]]:
-    """variant -> pattern code -> [中文, English], from the engine's scoring tables."""
-    from engine.scoring import hanshan, koudiandian
-    return {
-        "koudiandian": {h.code: [h.name_zh, h.name_en] for h in koudiandian.SPECIAL_HANDS},
-        "hanshan": {p.code: [p.name_zh, p.name_en] for p in hanshan.PATTERNS},
-        "extra": {"pinghu": ["平胡", "plain win"], "yadang": ["丫当", "yadang"]},
-    }
+    """variant -> pattern code -> [中文, English], and "extra" (平胡/丫当), from the variant registry."""
+    out = {name: display["patterns"] for name, display in variants.display_all().items()}
+    out["extra"] = {code: names for display in variants.display_all().values() for code, names in display["extra"].items()}
+    return out
+
+
+def _variant_label(variant: str) -> str:
+    try:
+        return variants.get(variant).label
+    except variants.UnknownVariant:
+        return variant
 
 
 def settlement_lines(event: dict, variant: str, seat_name) -> list[str]:
-    names = pattern_names()
-    table = names.get(variant, {})
+    table = pattern_names().get(variant, {})
     lines = []
     if event.get("outcome") == "draw":
         lines.append("  荒庄 exhausted wall: no winner")
@@ -196,12 +199,8 @@ def settlement_lines(event: dict, variant: str, seat_name) -> list[str]:
             code, points = (item["code"], item.get("points")) if isinstance(item, dict) else (item, None)
             zh, en = table.get(code, [code, code])
             lines.append(f"    {zh} {en}" + (f": {points}" if points is not None else ""))
-        if "multiplier" in score:
-            lines.append(f"    点数 points {score.get('points')} × 倍数 multiplier {score.get('multiplier')} "
-                         f"= {score.get('value')}")
-        if "pattern_score" in score:
-            zh, en = names["extra"].get(score.get("extra"), [score.get("extra"), score.get("extra")])
-            lines.append(f"    番数 pattern score {score['pattern_score']}, {zh} {en}")
+        if score and variant in variants.names():
+            lines.extend(variants.get(variant).score_lines(score))  # the variant's own settlement text
     deltas = (event.get("settlement") or {}).get("deltas") or [0, 0, 0, 0]
     lines.append("  结算 settlement: " + ", ".join(f"{seat_name(s)} {d:+d}" for s, d in enumerate(deltas)))
     lines.append("  比分 scores: " + ", ".join(f"{seat_name(s)} {v}" for s, v in enumerate(event["scores"])))
@@ -217,7 +216,7 @@ def text_log(loaded: Loaded, rows: list[dict]) -> str:
         return f"座位{s} ({who})"
 
     variant = loaded.room.variant or ""
-    out = [f"Tilefold {loaded.match_id}: {VARIANT_NAMES.get(variant, variant)}"]
+    out = [f"Tilefold {loaded.match_id}: {_variant_label(variant)}"]
     out.append("  " + ", ".join(seat_name(s) for s in range(4)))
     for row in rows:
         line = _event_line({"type": row["type"], **row["payload"]}, variant, seat_name)

@@ -5,11 +5,11 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from engine.actions import ACTIONS
 from engine.options import VARIANTS
 from engine.scoring.context import KONG_KINDS, WIN_BY
 from engine.tiles import TileError, kind, parse
 
-ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
 SEAT = validate.Range(min=0, max=3)
 
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from engine.scoring.context import Meld, WinContext
 
-
-def _module(variant: str):
-    if variant == "koudiandian":
-        from engine.scoring import koudiandian as variant_scoring
-    elif variant == "hanshan":
-        from engine.scoring import hanshan as variant_scoring
-    else:
-        raise ValueError(f"unknown variant {variant!r}")
-    return variant_scoring
+if TYPE_CHECKING:
+    from engine.variants.registry import Scoring
 
 
-def score(ctx: WinContext) -> dict:
+def _module(variant: str) -> Scoring:
+    """The variant's scoring, from its registry entry (engine.variants)."""
+    from engine.variants import get
+    return get(variant).scoring  # UnknownVariant is a ValueError
+
+
+def score(ctx: WinContext) -> dict[str, Any]:
     """The `tilefold score` contract for one win: {"ok": True, ...} or {"ok": False, "reason": ...}."""
     return _module(ctx.variant).score(ctx)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Mapping, Optional
 
+from engine import hand as analysis
+from engine.options import boolean
 from engine.scoring import hanshan as hanshan_scoring
 from engine.state import HandState, MatchState
-from engine import hand as analysis
 from engine.variants.base import Variant, white_stand_in
+from engine.variants.registry import OptionSpec, VariantEntry
 
 
 class Hanshan(Variant):
@@ -75,3 +77,28 @@ class Hanshan(Variant):
         """H-12: the dealer keeps the deal on a dealer win or 流局; any other winner passes it on."""
         dealer = state.hand.dealer
         return dealer if winner is None or winner == dealer else (dealer + 1) % 4
+
+
+OPTIONS: dict[str, OptionSpec] = {
+    "wild_self_draw_only": (True, boolean),  # H-3 【有配子只能自摸】
+    "win_on_discarded_wild": (False, boolean),  # H-3 【见配给胡】
+    "discarder_pays_all": (False, boolean),  # H-5 【点炮一家付】
+}
+
+EXTRA_NAMES = {"pinghu": ("平胡", "plain win"), "yadang": ("丫当", "yadang")}  # H-10
+
+
+def _score_lines(score: Mapping[str, Any]) -> list[str]:
+    """H-6/H-10: the pattern score and 平胡 or 丫当."""
+    zh, en = EXTRA_NAMES.get(score.get("extra") or "", (score.get("extra"), score.get("extra")))
+    return [f"    番数 pattern score {score['pattern_score']}, {zh} {en}"]
+
+
+ENTRY = VariantEntry(
+    name="hanshan", name_zh="含山麻将", name_en="Hanshan", wild_zh="配子",
+    rules=Hanshan, scoring=hanshan_scoring, options=OPTIONS,
+    patterns={p.code: (p.name_zh, p.name_en) for p in hanshan_scoring.PATTERNS},
+    rule_ids={"ting": "H-4", "locked": "H-4"},
+    uses_wilds=lambda options: True,  # H-2: every hand has a 配子
+    score_lines=_score_lines, ting_at_deal_only=True, extra=EXTRA_NAMES,
+)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from engine.state import HandState, MatchState, SeatHand
-from engine.tiles import points
+from typing import Any, Mapping
+
 from engine import hand as analysis
-from engine.tiles import NUM_KINDS
+from engine.options import OptionError, boolean
+from engine.scoring import koudiandian as kdd_scoring
+from engine.state import HandState, MatchState, SeatHand
+from engine.tiles import NUM_KINDS, points
 from engine.variants.base import Variant, _minus
+from engine.variants.registry import OptionSpec, VariantEntry
 
 _SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= 6)
 
@@ -66,7 +70,6 @@ class Koudiandian(Variant):
 
     def settle(self, state: MatchState) -> dict:
         """K-8/K-12 win payment from scoring, plus K-9/K-10 kong payments (only when someone won)."""
-        from engine.scoring import koudiandian as kdd_scoring
         hand = state.hand
         win = hand.win
         result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
@@ -86,3 +89,45 @@ class Koudiandian(Variant):
         if winner is None:
             return (dealer + 1) % 4 if state.hand.kongs else dealer
         return dealer if winner == dealer else (dealer + 1) % 4
+
+
+OPTIONS: dict[str, OptionSpec] = {
+    "wilds": (False, boolean),  # K-13 耗子
+    "kong_keeps_waits": (False, boolean),  # K-3 【改变听口不能杠】
+    "must_win": (False, boolean),  # K-5 【有胡必胡】
+    "feeder_pays_kong": (False, boolean),  # K-9 【点杠包杠】
+    "discarder_pays_kongs": (False, boolean),  # K-9 【点炮包杠】
+    "dealer_bonus": (False, boolean),  # K-12 【带庄多五分】
+    "dealer_rule": ("winner", None),  # K-11, checked by _check_dealer_rule
+}
+
+
+def _check_dealer_rule(out: dict[str, Any], given: set[str]) -> None:
+    """K-11: 一圈 or 【带庄多五分】 force the "rotate" dealer rule."""
+    rule = out["dealer_rule"]
+    if rule not in ("winner", "rotate"):
+        raise OptionError(f"option 'dealer_rule' must be \"winner\" or \"rotate\", got {rule!r}")
+    forced = out["rounds"] is not None or out["dealer_bonus"]
+    if forced and rule == "winner":
+        if "dealer_rule" in given:
+            raise OptionError(
+                "dealer_rule \"winner\" cannot be combined with 'rounds' or 'dealer_bonus': "
+                "K-11 makes those matches use the \"rotate\" rule"
+            )
+        out["dealer_rule"] = "rotate"
+
+
+def _score_lines(score: Mapping[str, Any]) -> list[str]:
+    """K-7: points × multiplier."""
+    return [f"    点数 points {score.get('points')} × 倍数 multiplier {score.get('multiplier')} "
+            f"= {score.get('value')}"]
+
+
+ENTRY = VariantEntry(
+    name="koudiandian", name_zh="扣点点", name_en="Koudiandian", wild_zh="耗子",
+    rules=Koudiandian, scoring=kdd_scoring, options=OPTIONS,
+    patterns={h.code: (h.name_zh, h.name_en) for h in kdd_scoring.SPECIAL_HANDS},
+    rule_ids={"ting": "K-2", "locked": "K-3"},
+    uses_wilds=lambda options: bool(options.get("wilds")),  # K-13
+    score_lines=_score_lines, check_options=_check_dealer_rule,
+)

@@ -8,10 +8,11 @@
                    C: ["中", "dr"], F: ["发", "dg"], P: ["白", "dw"] };
   const SEAT_COLOURS = ["var(--seat0)", "var(--seat1)", "var(--seat2)", "var(--seat3)"];
   const SEAT_HEX = ["#d1495b", "#2e86de", "#20a162", "#9b59b6"];
-  const VARIANTS = { koudiandian: "扣点点 Koudiandian", hanshan: "含山麻将 Hanshan" };
-  // The wild tile's name in each rule set: 耗子 in 扣点点 (K-13), 配子 in 含山 (H-2).
-  const WILD_NAMES = { koudiandian: "耗子", hanshan: "配子" };
-  const wildName = () => (data && WILD_NAMES[data.variant]) || "配子";
+  // Variant labels and the wild tile's name (耗子 K-13, 配子 H-2) come from the engine's variant
+  // registry, as frames.json "variants".
+  const variantInfo = (v) => (data && data.variants && data.variants[v]) || {};
+  const variantLabel = (v) => variantInfo(v).label || v;
+  const wildName = () => variantInfo(data && data.variant).wild || "配子";
   const BY = { self_draw: ["自摸", "self-draw"], kong_draw: ["杠上开花", "win on a kong replacement"],
                discard: ["点炮", "on a discard"], rob_kong: ["抢杠", "robbing a kong"] };
   const RESP = { pass: ["过", "pass"], pung: ["碰", "pung"], kong: ["杠", "kong"], hu: ["胡", "hu"], ting: ["报听", "ting"] };
@@ -100,7 +101,7 @@
     const who = e.seat !== undefined ? seatName(e.seat) : "";
     switch (e.type) {
       case "match_started":
-        add(pair("开局", "match starts")); add(VARIANTS[e.variant] || e.variant); break;
+        add(pair("开局", "match starts")); add(variantLabel(e.variant)); break;
       case "hand_started":
         add(pair("第" + e.hand + "局", "hand " + e.hand)); add(pair("庄家", "dealer")); add(seatName(e.dealer));
         if (e.wild) { add(pair(wildName(), "wild")); add(tile(e.wild, { small: true })); }
@@ -412,7 +413,7 @@
   function setup() {
     $("slider").max = data.steps.length - 1;
     const meta = $("meta");
-    meta.textContent = (VARIANTS[data.variant] || data.variant) + " · " + data.id + " · " +
+    meta.textContent = variantLabel(data.variant) + " · " + data.id + " · " +
       (data.status === "over" ? "已结束 finished" : "进行中 in play (public view)") + (data.imported ? " · 导入 imported" : "");
     const sel = $("perspective");
     for (let s = 0; s < 4; s++) sel.options[s + 1].textContent = seatName(s);

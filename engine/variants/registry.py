@@ -1,0 +1,88 @@
+"""The variant registry: one entry per rule set, the only place the engine and service look variants up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Protocol
+
+from engine.scoring.context import WinContext
+
+#: option name -> (default, validator(name, value) -> value, or None for values checked elsewhere)
+OptionSpec = tuple[Any, Optional[Callable[[str, Any], Any]]]
+
+
+class Scoring(Protocol):
+    """What a variant's scoring module offers (engine/scoring/koudiandian.py, hanshan.py)."""
+
+    def score(self, ctx: WinContext) -> dict[str, Any]: ...
+
+    def legality(self, ctx: WinContext) -> Optional[str]: ...
+
+
+def _no_check(options: dict[str, Any], given: set[str]) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class VariantEntry:
+    """Everything one rule set adds: names, options, table hooks, scoring, rule ids, settlement text."""
+
+    name: str  # the id in APIs and events ("koudiandian")
+    name_zh: str  # "扣点点"
+    name_en: str  # "Koudiandian"
+    wild_zh: str  # what its wild tiles are called ("耗子", "配子")
+    rules: type  # the engine.variants.base.Variant subclass with the table hooks
+    scoring: Scoring  # module with score(ctx) and legality(ctx)
+    options: Mapping[str, OptionSpec]  # its own options (K-14's hands/rounds/base are shared)
+    patterns: Mapping[str, tuple[str, str]]  # scoring code -> (中文, English), for settlements
+    rule_ids: Mapping[str, str]  # "ting" (who may declare), "locked" (the locked hand) -> ruling id
+    uses_wilds: Callable[[Mapping[str, Any]], bool]  # does a hand with these options have a wild kind
+    score_lines: Callable[[Mapping[str, Any]], list[str]]  # the settlement's score in Chinese and English
+    check_options: Callable[[dict[str, Any], set[str]], None] = _no_check  # cross-option rules (K-11)
+    ting_at_deal_only: bool = False  # H-4: 报听 only at the start of the hand
+    extra: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # further display names (H-10)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name_zh} {self.name_en}"
+
+    def display(self) -> dict[str, Any]:
+        """JSON for pages and the replay viewer: names, the wild's name, pattern names."""
+        return {"label": self.label, "zh": self.name_zh, "en": self.name_en, "wild": self.wild_zh,
+                "patterns": {code: list(names) for code, names in self.patterns.items()},
+                "extra": {code: list(names) for code, names in self.extra.items()}}
+
+
+_REGISTRY: dict[str, VariantEntry] = {}
+
+
+class UnknownVariant(ValueError):
+    """A variant name no entry is registered under."""
+
+
+def register(entry: VariantEntry) -> VariantEntry:
+    if entry.name in _REGISTRY and _REGISTRY[entry.name] is not entry:
+        raise ValueError(f"variant {entry.name!r} is already registered")
+    _REGISTRY[entry.name] = entry
+    return entry
+
+
+def unregister(name: str) -> None:
+    """Remove a variant (tests registering a toy variant clean up with this)."""
+    _REGISTRY.pop(name, None)
+
+
+def get(name: Optional[str]) -> VariantEntry:
+    try:
+        return _REGISTRY[name or ""]
+    except KeyError:
+        raise UnknownVariant(f"unknown variant {name!r}: expected one of {', '.join(names())}") from None
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def display_all() -> dict[str, dict[str, Any]]:
+    """name -> display JSON of every registered variant."""
+    return {name: entry.display() for name, entry in _REGISTRY.items()}

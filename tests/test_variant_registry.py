@@ -1,0 +1,105 @@
+"""The variant registry (issue 14): one entry per rule set; a toy third variant plays, folds and audits."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pytest
+
+import engine
+from engine import variants
+from engine.audit import audit
+from engine.options import OptionError, boolean, normalise
+from engine.scoring import score
+from engine.scoring.context import WinContext
+from engine.selfplay import play_match, seeds_from
+from engine.state import MatchState
+from engine.variants.base import Variant
+from engine.variants.registry import VariantEntry
+
+
+# ---------------------------------------------------------------- the toy variant, as docs/ENGINE_API.md adds one
+
+
+class ToyScoring:
+    """Every win is worth 1 (× base) from each other player; 'double' doubles a self-draw."""
+
+    @staticmethod
+    def legality(ctx: WinContext) -> Optional[str]:
+        return None  # any complete hand wins (completeness is checked by the table)
+
+    @staticmethod
+    def score(ctx: WinContext) -> dict[str, Any]:
+        value = ctx.options["base"] * (2 if ctx.options["double"] and ctx.self_drawn else 1)
+        deltas = [-value] * 4
+        deltas[ctx.seat] = 3 * value
+        return {"ok": True, "value": value, "patterns": ["toy_win"], "deltas": deltas}
+
+
+class Toy(Variant):
+    name = "toy"
+
+    def settle(self, state: MatchState) -> dict[str, Any]:
+        win = state.hand.win
+        result = ToyScoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"],
+                                                   in_hand=True))
+        return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
+                "score": result}
+
+    def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
+        return (state.hand.dealer + 1) % 4
+
+
+TOY = VariantEntry(
+    name="toy", name_zh="玩具麻将", name_en="Toy", wild_zh="百搭", rules=Toy, scoring=ToyScoring,
+    options={"double": (False, boolean)}, patterns={"toy_win": ("胡", "a win")}, rule_ids={"ting": "T-1", "locked": "T-1"},
+    uses_wilds=lambda options: False, score_lines=lambda s: [f"    value {s['value']}"],
+)
+
+
+@pytest.fixture
+def toy():
+    variants.register(TOY)
+    yield TOY
+    variants.unregister("toy")
+
+
+# ---------------------------------------------------------------- tests
+
+
+def test_the_built_in_variants_are_registered_with_their_names():
+    assert variants.names() == ("koudiandian", "hanshan")
+    assert variants.get("hanshan").label == "含山麻将 Hanshan" and variants.get("koudiandian").wild_zh == "耗子"
+    display = variants.display_all()
+    assert display["hanshan"]["patterns"]["qingyise"] == ["清一色", "full flush"]
+    assert display["hanshan"]["extra"]["yadang"] == ["丫当", "yadang"]
+
+
+def test_an_unknown_variant_is_refused_by_options_and_scoring():
+    with pytest.raises(OptionError, match="unknown variant 'toy'"):
+        normalise("toy", {})
+    with pytest.raises(ValueError):
+        variants.get("toy")
+
+
+def test_a_registered_toy_variant_plays_folds_and_audits(toy):
+    # given the toy variant registered (one entry, no other file touched)
+    assert "toy" in variants.names() and normalise("toy", {"double": True})["double"] is True
+    # when bots play a whole match of it
+    state, log = play_match("toy", {"hands": 3, "double": True}, seeds_from("toy"))
+    stored = json.loads(json.dumps(log))
+    # then it ends, folds from its stored events, and the audit re-decides every event
+    assert state.phase == "match_over" and sum(state.scores) == 0
+    assert engine.fold(stored).scores == state.scores
+    rows = [{"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
+            for i, e in enumerate(stored)]
+    report = audit(rows)
+    assert report.ok and report.finished and report.hands == 3, report.failure
+    assert state.hand.wild is None  # uses_wilds: no wild kind
+
+
+def test_the_toy_variant_scores_through_the_shared_scoring_entry_point(toy):
+    ctx = WinContext(variant="toy", options=normalise("toy", {"double": True}), seat=2, dealer=0,
+                     concealed=(), melds=(), win_tile=0, win_by="self_draw")
+    assert score(ctx)["deltas"] == [-2, -2, 6, -2]
