@@ -1,5 +1,7 @@
-"""HTTP benchmark: accepted actions/s and latency of `tilefold serve` beside a bare Flask+SQLite append."""
-# Run: python bench/http.py [--seconds 8] [--rounds 3] [--clients 16] [--repeats 3]. About two and a half minutes.
+"""HTTP benchmark: accepted actions/s and latency of `tilefold serve` beside a bare Flask+SQLite append;
+then the same service on PostgreSQL with one node and with two nodes (clients split between them),
+beside SQLite in the same run (a throwaway PostgreSQL cluster, fsync on; --no-postgres skips it)."""
+# Run: python bench/http.py [--seconds 8] [--rounds 3] [--clients 16] [--repeats 3]. About four minutes.
 from __future__ import annotations
 
 import os
@@ -36,12 +38,12 @@ def free_port() -> int:
 def start(cmd: list[str], env: dict, probe: str) -> subprocess.Popen:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a slow start on a busy machine is not a failure
     while time.monotonic() < deadline:
         try:
-            requests.get(probe, timeout=1)
+            requests.get(probe, timeout=5)
             return proc
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             time.sleep(0.1)
     stop(proc)
     raise SystemExit(f"server did not start: {cmd}")
@@ -55,12 +57,32 @@ def stop(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def start_postgres():
+    """(folder, URL) of a throwaway PostgreSQL cluster (fsync on), or None without server binaries."""
+    from tests import pgserver
+
+    if pgserver.binaries() is None:
+        print("PostgreSQL phases skipped: no server binaries (apt-get install postgresql)")
+        return None
+    folder = pgserver.new_folder()
+    url = pgserver.start(folder, fsync=True)
+    from events import PostgresEventStore
+    PostgresEventStore.initialise(url).close()
+    return folder, url
+
+
+def pg_ports(nodes: list[subprocess.Popen]) -> list[int]:
+    return [node.port for node in nodes]
+
+
 def start_service(db: str, port: int) -> subprocess.Popen:
     script = os.path.join(os.path.dirname(sys.executable), "tilefold")
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
     cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(WORKERS),
                       "--threads", str(THREADS)]
-    return start(cmd, dict(os.environ, TILEFOLD_DB=db), f"http://127.0.0.1:{port}/api/matches")
+    proc = start(cmd, dict(os.environ, TILEFOLD_DB=db), f"http://127.0.0.1:{port}/api/matches")
+    proc.port = port  # type: ignore[attr-defined]
+    return proc
 
 
 def start_bare(db: str, port: int) -> subprocess.Popen:
@@ -206,7 +228,8 @@ def run_threads(clients: int, seconds: float, work, server: subprocess.Popen) ->
     Returns (ops, latencies, elapsed, server CPU s, client CPU s): the load generator shares the
     machine's two cores with the server, so both are reported per accepted operation.
     """
-    server_cpu, client_cpu = group_cpu(server.pid), time.process_time()
+    servers = server if isinstance(server, list) else [server]
+    server_cpu, client_cpu = sum(group_cpu(s.pid) for s in servers), time.process_time()
     latencies: list[float] = []
     counts: list[int] = []
     lock = threading.Lock()
@@ -225,8 +248,8 @@ def run_threads(clients: int, seconds: float, work, server: subprocess.Popen) ->
         thread.start()
     for thread in threads:
         thread.join()
-    return (sum(counts), latencies, time.monotonic() - started, group_cpu(server.pid) - server_cpu,
-            time.process_time() - client_cpu)
+    return (sum(counts), latencies, time.monotonic() - started,
+            sum(group_cpu(s.pid) for s in servers) - server_cpu, time.process_time() - client_cpu)
 
 
 def bare_work(base: str):
@@ -287,6 +310,18 @@ def solo_work(base: str, hands: int = 4):
                 latencies.append(seconds)
                 done += accepted
         return done
+    return work
+
+
+def split_work(bases: list[str], make=None):
+    """Clients spread over several nodes: client i works against node i % len(bases)."""
+    make = make or table_work
+    works, turn, lock = [make(b) for b in bases], [0], threading.Lock()
+
+    def work(deadline, latencies):
+        with lock:
+            mine, turn[0] = works[turn[0] % len(works)], turn[0] + 1
+        return mine(deadline, latencies)
     return work
 
 
@@ -375,14 +410,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved bare/4-humans/bots rounds (medians)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (matches)")
     parser.add_argument("--repeats", type=int, default=3, help="long-match repetitions (medians; 0 skips)")
+    parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL phases")
     args = parser.parse_args()
+    pg = None if args.no_postgres else start_postgres()
     with tempfile.TemporaryDirectory() as tmp:
         bare_port, service_port = free_port(), free_port()
         bare = start_bare(os.path.join(tmp, "bare.db"), bare_port)
         service = start_service(os.path.join(tmp, "tilefold.db"), service_port)
         base = f"http://127.0.0.1:{service_port}"
-        phases = (("bare", bare_work(f"http://127.0.0.1:{bare_port}"), bare),
-                  ("table", table_work(base), service), ("solo", solo_work(base), service))
+        phases = [("bare", bare_work(f"http://127.0.0.1:{bare_port}"), bare),
+                  ("table", table_work(base), service), ("solo", solo_work(base), service)]
+        nodes = []
+        if pg is not None:  # two nodes on one PostgreSQL database; "pg1" uses one of them
+            nodes = [start_service(pg[1], port) for port in (free_port(), free_port())]
+            bases = [f"http://127.0.0.1:{port}" for port in pg_ports(nodes)]
+            phases += [("pg1", table_work(bases[0]), [nodes[0]]), ("pg2", split_work(bases), nodes)]
         try:
             runs: dict[str, list[tuple]] = {name: [] for name, _, _ in phases}
             for _ in range(args.rounds):  # interleaved, so a noisy spell on the VM hits every phase alike
@@ -393,6 +435,11 @@ def main() -> None:
         finally:
             stop(bare)
             stop(service)
+            for node in nodes:
+                stop(node)
+            if pg is not None:
+                from tests import pgserver
+                pgserver.stop(pg[0])
     report(args, runs, longs)
 
 
@@ -406,6 +453,13 @@ def report(args, runs: dict[str, list[tuple]], longs) -> None:
         per_round = [_rate(mine) / _rate(bare) for mine, bare in zip(runs[name], runs["bare"])]
         print(f"throughput ratio, {label} (target >= 0.50): {rates[name] / rates['bare']:.2f} "
               f"(rounds: {', '.join(f'{r:.2f}' for r in per_round)}); accepted action = one POST")
+    if "pg1" in runs:
+        print("PostgreSQL (throwaway cluster on this machine, fsync on; server CPU excludes PostgreSQL's own):")
+        for name, label in (("pg1", "PG, 1 node, 4 humans"), ("pg2", "PG, 2 nodes, 4 humans")):
+            rates[name] = line(label, runs[name])
+        print(f"PG/SQLite (4 humans, POST+GET): 1 node {rates['pg1'] / rates['table']:.2f}, "
+              f"2 nodes {rates['pg2'] / rates['table']:.2f}; 2 nodes / 1 node {rates['pg2'] / rates['pg1']:.2f} "
+              f"(2 cores shared by client, nodes and PostgreSQL: a second node cannot add CPU here)")
     for kind, early, late in (("GET view", "early_view", "late_view"), ("POST action", "early", "late")):
         if not longs:
             break
