@@ -17,8 +17,8 @@ from .chain import Problem
 
 PAGE = 1000
 #: the store's own side tables copied with the events (service tables are the service's business)
-SIDE_TABLES = {"idempotency": ("key", "stream", "request_hash", "result", "created_at"),
-               "meta": ("key", "value")}
+SIDE_TABLES = {"idempotency": (("key",), ("key", "stream", "request_hash", "result", "created_at")),
+               "meta": (("key",), ("key", "value"))}
 
 
 @dataclass
@@ -36,8 +36,10 @@ class CopyReport:
 
 
 def copy_store(source: Any, destination: Any, *, page: int = PAGE,
-               progress: Optional[Callable[[CopyReport], None]] = None) -> CopyReport:
-    """Copy all of `source` into `destination` (both open stores, destination initialised)."""
+               progress: Optional[Callable[[CopyReport], None]] = None,
+               tables: Optional[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = None) -> CopyReport:
+    """Copy all of `source` into `destination` (both open stores, destination initialised);
+    `tables` adds other tables to copy as {name: (key columns, columns)} (rows whose key exists are kept)."""
     report = CopyReport()
     heads = {stream: destination.current_version(stream) for stream in destination.streams()}
     after = 0
@@ -54,7 +56,7 @@ def copy_store(source: Any, destination: Any, *, page: int = PAGE,
         after = rows[-1]["position"]
         if progress is not None:
             progress(report)
-    report.side_rows = _copy_side_tables(source, destination)
+    report.side_rows = _copy_side_tables(source, destination, {**SIDE_TABLES, **(tables or {})})
     _verify(source, destination, report)
     return report
 
@@ -70,13 +72,16 @@ def _runs(rows: list[dict]) -> list[tuple[str, list[dict]]]:
     return out
 
 
-def _copy_side_tables(source: Any, destination: Any) -> int:
+def _copy_side_tables(source: Any, destination: Any, tables: dict) -> int:
     copied = 0
-    for table, columns in SIDE_TABLES.items():
+    for table, (keys, columns) in tables.items():
         names = ", ".join(columns)
-        rows = source.query(f"SELECT {names} FROM {table}")
+        try:
+            rows = source.query(f"SELECT {names} FROM {table}")
+        except Exception:  # noqa: BLE001 - a table the source never had: nothing to copy
+            continue
         marks = ", ".join("?" * len(columns))
-        sql = f"INSERT INTO {table} ({names}) VALUES ({marks}) ON CONFLICT ({columns[0]}) DO NOTHING"
+        sql = f"INSERT INTO {table} ({names}) VALUES ({marks}) ON CONFLICT ({', '.join(keys)}) DO NOTHING"
 
         def write(conn, rows=rows, sql=sql) -> None:
             for row in rows:

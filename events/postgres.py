@@ -41,6 +41,14 @@ class _HeadMoved(Exception):
     """tf_append found the head not at (expected, prev_hash)."""
 
 
+class _Replay(Exception):
+    """Roll the transaction back and answer with a racing twin's stored result."""
+
+    def __init__(self, result: AppendResult) -> None:
+        super().__init__("replay")
+        self.result = result
+
+
 def is_postgres_url(target: Any) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
@@ -152,13 +160,32 @@ class PostgresEventStore:
         if idempotency_key is None and not outbox_json and extra is None:
             return _own_part(self._append_alone(stream, expected_version, rows), own)
         fingerprint = request_fingerprint or _fingerprint(stream, expected_version, rows, outbox_json)
+        import psycopg
+
+        for attempt in range(2):
+            try:
+                result, written = self._append_in_transaction(stream, expected_version, rows, idempotency_key,
+                                                              fingerprint, outbox_json, extra, own)
+                break
+            except _Replay as replay:  # the twin created the stream: its writes stand, ours are rolled back
+                return replay.result
+            except psycopg.errors.UniqueViolation:  # the same key, committed meanwhile by a racing append
+                if attempt or idempotency_key is None:
+                    raise
+        if written is not None:
+            self._remember_head(stream, written.last_version, written.last_hash)
+            self._announce(stream, written.last_version)
+        return result
+
+    def _append_in_transaction(self, stream, expected_version, rows, key, fingerprint, outbox_json, extra, own):
+        """(result, written) of one transaction: lock the head, replay a known key, check the version,
+        write outbox rows and `extra`, append, remember the key. written is None for a replay."""
         with self._connection() as conn, conn.transaction():
-            if idempotency_key is not None:
-                prior = _prior_result(conn, idempotency_key, stream, fingerprint)
-                if prior is not None:
-                    return prior
             row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s FOR UPDATE",
                                [stream]).fetchone()
+            prior = _prior_result(conn, key, stream, fingerprint) if key is not None else None
+            if prior is not None:  # checked after the head lock: a racing twin's key is visible by now
+                return prior, None
             current, prev_hash = row if row else (0, "")
             if current != expected_version:
                 raise ConcurrencyError(stream, expected_version, current)
@@ -171,17 +198,17 @@ class PostgresEventStore:
             try:
                 written = _insert(conn, stream, current, prev_hash, rows)
             except _HeadMoved:  # a new stream another transaction created meanwhile
+                prior = _prior_result(conn, key, stream, fingerprint) if key is not None else None
+                if prior is not None:
+                    raise _Replay(prior) from None
                 head = conn.execute("SELECT version FROM stream_heads WHERE stream = %s", [stream]).fetchone()
                 raise ConcurrencyError(stream, expected_version, head[0] if head else 0) from None
             result = _own_part(written, own)
-            if idempotency_key is not None:
+            if key is not None:
                 conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) "
                              "VALUES (%s, %s, %s, %s, %s)",
-                             [idempotency_key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
-        self._remember_head(stream, written.last_version, written.last_hash)
-        if not result.replayed:
-            self._announce(stream, written.last_version)
-        return result
+                             [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
+        return result, written
 
     def _append_alone(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
         """Append in ONE statement (autocommit): one round trip and one commit when the head is

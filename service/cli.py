@@ -157,7 +157,8 @@ def copy(args: argparse.Namespace) -> int:
     source = open_store(args.source, registry=Registry())  # raw rows: no upcasting needed
     destination = initialise_store(args.destination, registry=Registry())
     try:
-        report = copy_store(source, destination, page=args.page, progress=_copy_progress)
+        tables = _service_tables(destination)
+        report = copy_store(source, destination, page=args.page, progress=_copy_progress, tables=tables)
     finally:
         source.close()
         destination.close()
@@ -165,6 +166,17 @@ def copy(args: argparse.Namespace) -> int:
                       "side_rows": report.side_rows, "problems": [str(p) for p in report.problems],
                       "mismatched": report.mismatched, "verified": report.ok}), flush=True)
     return 0 if report.ok else 1
+
+
+def _service_tables(destination: Any) -> dict:
+    """The service's own tables (webhooks with their secrets, pending deadlines), created on the
+    destination, to copy beside the events."""
+    from events import connections_for
+
+    from . import tables
+    tables.migrate(connections_for(destination))
+    return {"tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
+            "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version"))}
 
 
 def _copy_progress(report: Any) -> None:

@@ -71,3 +71,21 @@ def test_an_interrupted_copy_resumes(tmp_path, pg_url):
 
 def test_copy_refuses_a_missing_source(tmp_path, capsys):
     assert main(["copy", str(tmp_path / "nope.db"), str(tmp_path / "dst.db")]) == 2
+
+
+def test_copy_carries_the_service_tables(tmp_path, pg_url, capsys):
+    """A SQLite deployment with a webhook and a pending deadline, copied to PostgreSQL."""
+    from correspondence_helpers import App
+
+    t = App(tmp_path)
+    match_id, owner = t.create("koudiandian", {"hands": 1}, deadline=3600)
+    token = t.api.join(match_id, "human")
+    assert t.api.call("PUT", f"/api/matches/{match_id}/webhook", {"url": "https://example.org/h"},
+                      token=token).status == 200
+    t.api.bots(match_id, owner)
+    assert main(["copy", str(tmp_path / "tilefold.db"), pg_url]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["verified"]
+    pg = PostgresEventStore(pg_url)
+    assert pg.query("SELECT url FROM tf_webhooks") == [("https://example.org/h",)]
+    assert pg.query("SELECT count(*) FROM tf_decisions")[0][0] >= 1
+    pg.close()
