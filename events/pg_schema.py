@@ -42,6 +42,15 @@ DDL = [
         claimed_until   TEXT)""",
     "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (delivered_at, next_attempt_at)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)",
+    # folded states beside the events (the service's snapshots; derived data, never replacing events)
+    """CREATE TABLE IF NOT EXISTS snapshots (
+        stream     TEXT    NOT NULL,
+        key        TEXT    NOT NULL,
+        version    INTEGER NOT NULL,
+        keep       INTEGER NOT NULL DEFAULT 1,
+        data       BYTEA   NOT NULL,
+        created_at TEXT    NOT NULL,
+        UNIQUE (stream, key, version))""",
     """CREATE OR REPLACE FUNCTION tf_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN RAISE EXCEPTION 'events are append-only'; END $$""",
     "DROP TRIGGER IF EXISTS events_append_only ON events",

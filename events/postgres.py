@@ -288,8 +288,14 @@ class PostgresEventStore:
         return AppendResult.from_dict(json.loads(result), replayed=True)
 
     # -- reading --------------------------------------------------------------
-    def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
-        """Events of stream with version > after, in version order, payloads upcast."""
+    def read(self, stream: str, after: int = 0, limit: Optional[int] = None,
+             types: Optional[Sequence[str]] = None) -> list[StoredEvent]:
+        """Events of stream with version > after, in version order, payloads upcast; with `types`,
+        only events of those types (the limit then counts those)."""
+        if types is not None:
+            sql = (f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s AND type = ANY(%s) "
+                   "ORDER BY version")
+            return self._select_events(sql, [stream, after, list(types)], limit)
         sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s ORDER BY version"
         events = self._select_events(sql, [stream, after], limit)
         if events and limit is None:  # the head as of this read: the next append need not read it
@@ -363,6 +369,44 @@ class PostgresEventStore:
         dicts = [_row_dict(row) for row in rows]
         head_dict = {"version": head[0], "hash": head[1]} if head else None
         return verify_chain(dicts) + _position_problems(dicts) + _head_problems(stream, dicts, head_dict)
+
+    # -- change feed (a waiter hub per worker) and snapshots -------------------------------
+    def head_position(self) -> int:
+        """A feed position every later append lands above: the high-water mark less one (events
+        above it may still be committing, so this is what a change-feed reader starts from)."""
+        return max(0, self.query(f"SELECT {FEED_LIMIT}")[0][0] - 1)
+
+    def appended_since(self, position: int) -> tuple[int, dict[str, int]]:
+        """(new head position, {stream: its latest version}) of the streams appended to after
+        `position`, read below the high-water mark (so an append committing late is never passed)."""
+        rows = self.query(f"SELECT stream, MAX(version), MAX(position) FROM events WHERE position > ? "
+                          f"AND position < {FEED_LIMIT} GROUP BY stream", [int(position)])
+        head = max((row[2] for row in rows), default=int(position))
+        return head, {row[0]: row[1] for row in rows}
+
+    def append_source(self) -> "_AppendSource":
+        """An object whose wait(timeout) returns early when an append may have happened (LISTEN/NOTIFY)."""
+        return _AppendSource(self)
+
+    def save_snapshot(self, stream: str, version: int, key: str, data: bytes, keep: bool = True) -> None:
+        """Store `data` (a folded state at `version` in the format `key`); keep=False is the stream's
+        rolling latest (older rolling ones are dropped). Derived data: committed without waiting for
+        the WAL flush (synchronous_commit off for this transaction)."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute("SET LOCAL synchronous_commit = off")
+            conn.execute("DELETE FROM snapshots WHERE stream = %s AND key = %s AND keep = 0 AND version < %s",
+                         [stream, key, int(version)])
+            conn.execute("INSERT INTO snapshots (stream, key, version, keep, data, created_at) "
+                         "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (stream, key, version) DO UPDATE SET "
+                         "keep = excluded.keep, data = excluded.data, created_at = excluded.created_at",
+                         [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()])
+
+    def load_snapshot(self, stream: str, key: str, max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
+        """(version, data) of the stream's latest snapshot in format `key` (at or before max_version)."""
+        limit = (1 << 30) if max_version is None else int(max_version)
+        rows = self.query("SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
+                          "ORDER BY version DESC LIMIT 1", [stream, key, min(limit, 2**31 - 1)])
+        return (rows[0][0], bytes(rows[0][1])) if rows else None
 
     # -- outbox ---------------------------------------------------------------
     def outbox_pending(self, now: Any = None, limit: int = 100) -> list[OutboxItem]:
@@ -498,6 +542,18 @@ class PostgresEventStore:
                 callback(stream, version)
             except Exception:  # noqa: BLE001 - one bad watcher must not stop the others
                 log.exception("append watcher failed")
+
+
+class _AppendSource:
+    """wait(timeout) returns when the store's watcher heard an append (any node), or at the timeout."""
+
+    def __init__(self, store: PostgresEventStore) -> None:
+        self.heard = threading.Event()
+        self.unwatch = store.watch(lambda stream, version: self.heard.set())
+
+    def wait(self, timeout: float) -> None:
+        self.heard.wait(timeout)
+        self.heard.clear()
 
 
 class PgConnections:

@@ -813,3 +813,40 @@ def test_racing_claims_of_one_notice_give_it_to_one(backend):
         t.join(timeout=60)
     assert sorted(wins) == [False, False, False, True]
     assert stores[1].outbox_claim(item.id, "2999-01-01T00:03:00.000000Z", "2999-01-01T00:05:00.000000Z")  # lease over
+
+
+# -- change feed and snapshots (the waiter hub and service snapshots; both backends once both have them) ----
+def needs(store, name):
+    if not hasattr(store, name):
+        pytest.skip(f"this backend has no {name} yet")
+
+
+def test_appended_since_names_each_changed_stream_once(store):
+    needs(store, "appended_since")
+    start = store.head_position()
+    store.append("a", 0, [ev(1), ev(2)])
+    store.append("b", 0, [ev(1)])
+    head, changed = store.appended_since(start)
+    assert changed == {"a": 2, "b": 1} and head >= store.read("b")[-1].position
+    store.append("a", 2, [ev(3)])
+    assert store.appended_since(head)[1] == {"a": 3}
+    assert store.appended_since(store.appended_since(head)[0])[1] == {}
+
+
+def test_snapshots_round_trip_and_roll(store):
+    needs(store, "save_snapshot")
+    assert store.load_snapshot("m", "k1") is None
+    store.save_snapshot("m", 10, "k1", b"\x00ten", keep=True)
+    store.save_snapshot("m", 20, "k1", b"twenty", keep=False)
+    store.save_snapshot("m", 30, "k1", b"thirty", keep=False)  # drops the rolling 20
+    assert store.load_snapshot("m", "k1") == (30, b"thirty")
+    assert store.load_snapshot("m", "k1", max_version=25) == (10, b"\x00ten")
+    assert store.load_snapshot("m", "other") is None
+
+
+def test_read_by_types(store):
+    store.append("m", 0, [ev(1, "a"), ev(2, "b"), ev(3, "a"), ev(4, "c")])
+    if "types" not in store.read.__code__.co_varnames:
+        pytest.skip("this backend has no read(types=) yet")
+    assert [e.version for e in store.read("m", types=["a", "c"])] == [1, 3, 4]
+    assert [e.version for e in store.read("m", after=1, types=["a"], limit=1)] == [3]
