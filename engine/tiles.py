@@ -123,10 +123,6 @@ def to_counts(kinds: Iterable[int]) -> list[int]:
     return counts
 
 
-def from_counts(counts: Iterable[int]) -> list[int]:
-    return [k for k, n in enumerate(counts) for _ in range(n)]
-
-
 def full_set() -> list[int]:
     """The 136 tiles of G-1, in kind order."""
     return [k for k in range(NUM_KINDS) for _ in range(COPIES)]

@@ -282,11 +282,6 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdi
     return verdict
 
 
-def frames_allowed(loaded: Loaded, owner_token: Optional[str]) -> bool:
-    """A finished match replays for anyone; one in progress only for its owner (public frames)."""
-    return loaded.over or rooms.matches(owner_token, loaded.room.owner_token_hash)
-
-
 __all__ = ["FORMATS", "LogError", "Verdict", "export", "export_rows", "import_rows", "parse_log",
            "pattern_names", "to_ndjson", "verify_rows"]
 

@@ -1023,3 +1023,11 @@ def test_H8_hands_holding_every_other_honour_score_without_crashing(hand, wild):
     result = score(WinContext("hanshan", normalise("hanshan", {}), 0, 0, tiles, (), tiles[-1], "self_draw",
                               wild=kind(wild)))
     assert "ok" in result
+
+
+def test_H2_the_one_white_stand_in_rule():
+    # engine/scoring/hanshan.white_stand_in is the H-2 rule both the table and scoring use
+    from engine.scoring.hanshan import white_stand_in
+    from engine.tiles import WHITE
+    assert white_stand_in(kind("2m")) == (WHITE, kind("2m"))
+    assert white_stand_in(WHITE) is None and white_stand_in(None) is None

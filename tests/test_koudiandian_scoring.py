@@ -6,7 +6,6 @@ from engine.options import normalise
 from engine.scoring.context import Meld, WinContext
 from engine.scoring.koudiandian import (
     SPECIAL_HANDS,
-    can_declare_ting,
     kong_payments,
     score,
     split_wilds,
@@ -173,11 +172,17 @@ def test_K4_three_to_five_only_by_self_draw():
     assert win("123m456p789sEEE55m", "5m")["ok"]
 
 
-def test_K2_can_declare_ting_needs_a_six():
-    assert can_declare_ting(to_counts(parse("123m456p789sEEE5m")), 0, 4) is False
-    assert can_declare_ting(to_counts(parse("123m456p789sEEE6m")), 0, 4) is True
-    assert can_declare_ting(to_counts(parse("123m456p789s12mEE")), 0, 4) is False
-    assert can_declare_ting(to_counts(parse("123m456p789s12mE")), 1, 4) is True  # K-13: the wild widens
+def test_K2_the_ready_condition_play_uses_needs_a_wait_worth_six():
+    # the one K-2 implementation (engine/variants/koudiandian.py), tested directly
+    from engine.state import HandState
+    from engine.variants.koudiandian import Koudiandian
+    rules = Koudiandian(normalise("koudiandian", {"wilds": True}))
+    plain = HandState(number=1, dealer=0, wild=None, commitment="", seed=None, wall=[])
+    assert rules._waits_on_six_or_more(plain, to_counts(parse("123m456p789sEEE5m")), 4) is False
+    assert rules._waits_on_six_or_more(plain, to_counts(parse("123m456p789sEEE6m")), 4) is True
+    assert rules._waits_on_six_or_more(plain, to_counts(parse("123m456p789s12mEE")), 4) is False
+    wild_1s = HandState(number=1, dealer=0, wild=kind("1s"), commitment="", seed=None, wall=[])
+    assert rules._waits_on_six_or_more(wild_1s, to_counts(parse("123m456p789s12mE1s")[:13]), 4) is True  # K-13
 
 
 def test_K7_ting_waits_include_seven_pairs():

@@ -18,6 +18,14 @@ PEIZI_HANDS = ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi")  
 # ---------------------------------------------------------------- the facts of one win
 
 
+def white_stand_in(wild: Optional[int]) -> Optional[tuple[int, int]]:
+    """H-2: 白板 may also play the 配子's kind, unless 白 is itself the 配子 (then it is only wild).
+    The one H-2 rule: the table (engine/variants/hanshan.py) and scoring both use it."""
+    if wild is None or wild == WHITE:
+        return None
+    return (WHITE, wild)
+
+
 @dataclass(frozen=True)
 class Win:
     """What holds for every reading of the win: the context, its 配子 and the H-8 配子 hand."""
@@ -35,10 +43,7 @@ class Win:
 
     @cached_property
     def stand_in(self) -> Optional[tuple[int, int]]:
-        """H-2: 白板 may also play the 配子's kind, unless 白 is itself the 配子 (then it is only wild)."""
-        if self.wild is None or self.wild == WHITE:
-            return None
-        return (WHITE, self.wild)
+        return white_stand_in(self.wild)
 
     @cached_property
     def wilds_held(self) -> int:

@@ -123,12 +123,6 @@ def ting_waits(counts13: Sequence[int], wilds: int, sets: int, wilds_mode: bool)
     return waits(counts13, wilds, sets=sets, seven_pairs=sets == 4)
 
 
-def can_declare_ting(counts13: Sequence[int], wilds: int, sets: int) -> bool:
-    """K-2 / K-13: ready only if the waits (wilds included) hold a tile worth 6 or more."""
-    found = ting_waits(counts13, wilds, sets, wilds_mode=True)
-    return any(points(t) >= READY_MIN_POINTS for t in found)
-
-
 def win_value_tile(
     counts13: Sequence[int], wilds: int, sets: int, win_tile: int, wild: Optional[int] = None,
     rules_version: int = RULES_VERSION,

@@ -7,7 +7,6 @@ from typing import Optional
 from engine import hand as analysis
 from engine.scoring import Meld, WinContext, legality
 from engine.state import HandState, MatchState, SeatHand
-from engine.tiles import WHITE
 from engine.versions import RULES_VERSION
 
 
@@ -151,10 +150,3 @@ def _minus(counts: list[int], tile: int) -> list[int]:
     out = counts[:]
     out[tile] -= 1
     return out
-
-
-def white_stand_in(hand: HandState) -> Optional[tuple[int, int]]:
-    """H-2: 白板 plays as the 配子's kind too, unless 白 is itself the 配子."""
-    if hand.wild is None or hand.wild == WHITE:
-        return None
-    return (WHITE, hand.wild)

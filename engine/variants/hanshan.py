@@ -8,7 +8,7 @@ from engine import hand as analysis
 from engine.options import boolean
 from engine.scoring import hanshan as hanshan_scoring
 from engine.state import HandState, MatchState
-from engine.variants.base import Variant, white_stand_in
+from engine.variants.base import Variant
 from engine.variants.registry import OptionSpec, VariantEntry
 
 
@@ -18,7 +18,7 @@ class Hanshan(Variant):
     locked_may_kong = False  # H-4: no pung or kong after 报听
 
     def stand_in(self, hand: HandState):
-        return white_stand_in(hand)  # H-2
+        return hanshan_scoring.white_stand_in(hand.wild)  # H-2
 
     def ting_phase_seats(self, hand: HandState) -> list[int]:
         """H-4: non-dealers whose 13 dealt tiles wait on something are asked 听 or 过 first."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from engine import hand as analysis
 from engine.options import OptionError, boolean
@@ -14,7 +12,7 @@ from engine.tiles import NUM_KINDS, points
 from engine.variants.base import Variant, _minus
 from engine.variants.registry import OptionSpec, VariantEntry
 
-_SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= 6)
+_SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= kdd_scoring.READY_MIN_POINTS)  # K-2
 
 
 class Koudiandian(Variant):
