@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.state import CLAIM, ROB, TING, TURN, MatchState
 from engine.tiles import name
 from engine.variants import get
@@ -20,13 +22,13 @@ def variant_of(state: MatchState) -> Variant:
 
 
 def self_draw_kind(state: MatchState) -> str:
-    return "kong_draw" if state.hand.draw_source == "kong" else "self_draw"
+    return "kong_draw" if state.in_hand.draw_source == "kong" else "self_draw"
 
 
 _DISCARDS = tuple({"action": "discard", "tile": name(k)} for k in range(34))
 
 
-def legal_actions(state: MatchState, seat: int) -> list[dict]:
+def legal_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
     """Every command `seat` may send now, as dicts without the seat (`[]` if nothing is pending)."""
     key = ("legal", seat)
     if key not in state.cache:
@@ -34,12 +36,12 @@ def legal_actions(state: MatchState, seat: int) -> list[dict]:
     return [dict(a) for a in state.cache[key]]
 
 
-def _legal_actions(state: MatchState, seat: int) -> list[dict]:
+def _legal_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
     hand = state.hand
     if hand is None or hand.win is not None:
         return []
     if state.phase in (CLAIM, ROB, TING):
-        window = hand.window
+        window = hand.open_window
         if seat in window.allowed and seat not in window.responses:
             return [{"action": a} for a in window.allowed[seat]]
         return []
@@ -60,13 +62,13 @@ def pending_seats(state: MatchState) -> list[int]:
     return []
 
 
-def turn_actions(state: MatchState, seat: int) -> list[dict]:
-    hand = state.hand
+def turn_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
+    hand = state.in_hand
     rules = variant_of(state)
     me = hand.seats[seat]
     if hand.dealer_ting_then_hu:  # H-4: declared on a complete hand, now 胡
         return [{"action": "hu"}]
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     if hand.drawn is not None and rules.hu_allowed(state, seat, hand.drawn, self_draw_kind(state), None):
         out.append({"action": "hu"})
     kongs = sorted(set(rules.concealed_kongs(hand, seat)) | set(rules.added_kongs(hand, seat)))

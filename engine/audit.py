@@ -49,12 +49,12 @@ class AuditReport:
         return self.failure is None
 
 
-def audit(rows: Iterable[dict], service_types: Iterable[str] = ()) -> AuditReport:
+def audit(rows: Iterable[dict[str, Any]], service_types: Iterable[str] = ()) -> AuditReport:
     """Replay rows ({"version", "type", "payload"}) by re-deciding each command; stop at the first failure."""
     rows = list(rows)
     skip = frozenset(service_types)
     report = AuditReport(events=len(rows))
-    log: list[tuple[Optional[int], dict]] = []
+    log: list[tuple[Optional[int], dict[str, Any]]] = []
     for row in rows:
         kind_ = row.get("type")
         if kind_ in skip:
@@ -69,7 +69,7 @@ def audit(rows: Iterable[dict], service_types: Iterable[str] = ()) -> AuditRepor
     return report
 
 
-def _replay(log: Sequence[tuple[Optional[int], dict]], report: AuditReport) -> None:
+def _replay(log: Sequence[tuple[Optional[int], dict[str, Any]]], report: AuditReport) -> None:
     state = initial_state()
     i = 0
     while i < len(log):
@@ -123,7 +123,7 @@ class _NotACommand(ValueError):
     """An event that no command starts (an automatic consequence out of place, or a bad field)."""
 
 
-def command_for(state, event: dict, following: Optional[dict]) -> dict:
+def command_for(state, event: dict[str, Any], following: Optional[dict[str, Any]]) -> dict[str, Any]:
     """The command that must have produced `event` (the first event of a decide) in `state`."""
     kind_ = event["type"]
     extra = {"reason": event["reason"]} if event.get("reason") else {}
@@ -156,7 +156,7 @@ def command_for(state, event: dict, following: Optional[dict]) -> dict:
                        "or the event that should precede it is missing)")
 
 
-def _preset_of(event: dict) -> dict:
+def _preset_of(event: dict[str, Any]) -> dict[str, Any]:
     hands = list(event.get("hands") or [])
     dealer = event.get("dealer")
     if isinstance(dealer, int) and 0 <= dealer < len(hands):
@@ -164,7 +164,7 @@ def _preset_of(event: dict) -> dict:
     return {"hands": hands, "wall": "".join(event.get("wall") or []), "wild": event.get("wild")}
 
 
-def seed_problem(event: dict) -> Optional[str]:
+def seed_problem(event: dict[str, Any]) -> Optional[str]:
     """None when the hand's seed derives its commitment, its deal and its wall (G-11), else why not."""
     seed = event.get("seed")
     try:
@@ -182,7 +182,7 @@ def seed_problem(event: dict) -> Optional[str]:
     return None
 
 
-def _played_wall(event: dict, derived: list[int]) -> Optional[list[int]]:
+def _played_wall(event: dict[str, Any], derived: list[int]) -> Optional[list[int]]:
     """The 136-tile wall as the deal took it (engine/table.py _start_hand), or None if the deal disagrees.
 
     Hands are recorded sorted, so each seat's 13 tiles are checked as a multiset and the block is
@@ -207,7 +207,7 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True))
 
 
-def _difference(got: dict, expected: dict) -> str:
+def _difference(got: dict[str, Any], expected: dict[str, Any]) -> str:
     if got.get("type") != expected.get("type"):
         return f"the engine produces {expected.get('type')} here, the log has {got.get('type')}"
     diffs: list[str] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from engine.state import CLAIM, HAND_OVER, LOBBY, MATCH_OVER, ROB, TING, TURN, MatchState
 from engine.tiles import TileError, kind
@@ -16,7 +16,7 @@ class IllegalAction(Exception):
         super().__init__(message)
         self.code, self.message, self.rule = code, message, rule
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "rule": self.rule}
 
 
@@ -30,7 +30,7 @@ _SCORING_REASONS = {
 }
 
 
-def explain(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
+def explain(state: MatchState, seat: int, wanted: dict[str, Any]) -> IllegalAction:
     """Why `wanted` is not among the seat's legal actions, naming the rule where one applies."""
     from engine.actions import ACTIONS, legal_actions
     phase = state.phase
@@ -54,8 +54,8 @@ def explain(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
     return _why_not(state, seat, action, allowed)
 
 
-def _wrong_tile(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
-    me = state.hand.seats[seat]
+def _wrong_tile(state: MatchState, seat: int, wanted: dict[str, Any]) -> IllegalAction:
+    me = state.in_hand.seats[seat]
     action, tile = wanted["action"], wanted.get("tile")
     if action == "discard" and me.ready:
         return IllegalAction("hand_locked", "after 报听 only the drawn tile is discarded", "K-3")
@@ -69,7 +69,7 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict) -> IllegalAction:
 
 
 def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> IllegalAction:
-    me = state.hand.seats[seat]
+    me = state.in_hand.seats[seat]
     phase = state.phase
     if action == "hu":
         return _why_no_hu(state, seat)
@@ -94,9 +94,9 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
 
 def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
     from engine.actions import self_draw_kind, variant_of
-    hand = state.hand
+    hand = state.in_hand
     me = hand.seats[seat]
-    window = hand.window
+    window = hand.open_window
     if state.phase in (CLAIM, ROB) and window is not None:
         tile, by, source = window.tile, ("discard" if state.phase == CLAIM else "rob_kong"), window.source
     elif hand.drawn is not None:

@@ -28,14 +28,14 @@ from engine.versions import DECISION, FIRST_DATA_VERSION, upcast
 
 SETTLE = "settle"
 
-Handler = Callable[[MatchState, dict, bool], None]
+Handler = Callable[[MatchState, dict[str, Any], bool], None]
 
 
 class CorruptEvent(ValueError):
     """An event that cannot follow the state it is applied to (a tampered or misordered log)."""
 
 
-def apply(state: MatchState, event: dict, *, deciding: bool = False) -> None:
+def apply(state: MatchState, event: dict[str, Any], *, deciding: bool = False) -> None:
     """Apply one event in place. `deciding` (engine.table only): compute each decision with the rules
     and record it on the event under `decision`; folding (`deciding=False`) reads it back instead."""
     handler = _HANDLERS.get(event.get("type"))
@@ -46,7 +46,7 @@ def apply(state: MatchState, event: dict, *, deciding: bool = False) -> None:
     state.version += 1
 
 
-def _decided(state: MatchState, e: dict, key: str, compute: Callable[[], Any], deciding: bool) -> Any:
+def _decided(state: MatchState, e: dict[str, Any], key: str, compute: Callable[[], Any], deciding: bool) -> Any:
     """The decision `key` of event `e`: as recorded, or computed (when deciding, or for a version-1 log)."""
     recorded = e.get(DECISION)
     if not deciding and isinstance(recorded, dict) and key in recorded:
@@ -60,13 +60,13 @@ def _decided(state: MatchState, e: dict, key: str, compute: Callable[[], Any], d
     return value
 
 
-def _match_started(state: MatchState, e: dict, deciding: bool) -> None:
+def _match_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.variant, state.options = e["variant"], dict(e["options"])
     state.first_dealer = state.dealer = e["first_dealer"]
     state.rules_version = e.get("rules_version", 1)
 
 
-def _hand_started(state: MatchState, e: dict, deciding: bool) -> None:
+def _hand_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
     wall = [kind(t) for t in e["wall"]]
     hand = HandState(number=e["hand"], dealer=e["dealer"], wild=kind(e["wild"]) if e["wild"] else None,
@@ -87,8 +87,8 @@ def _hand_started(state: MatchState, e: dict, deciding: bool) -> None:
         state.phase = TURN
 
 
-def _drew(state: MatchState, e: dict, deciding: bool) -> None:
-    hand = state.hand
+def _drew(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+    hand = state.in_hand
     if e["source"] == "kong":  # G-3 杠后补牌 from the tail
         hand.tail -= 1
         tile = hand.wall[hand.tail]
@@ -107,13 +107,13 @@ def _waits_of(state: MatchState, seat: int) -> Callable[[], list[str]]:
     """The waits of a declared hand (K-3 `kong_keeps_waits`), as a decision to record."""
     def compute() -> list[str]:
         from engine.actions import variant_of
-        me = state.hand.seats[seat]
+        me = state.in_hand.seats[seat]
         return [name(k) for k in variant_of(state).waits(state.hand, me.counts, 4 - len(me.melds))]
     return compute
 
 
-def _ting_declared(state: MatchState, e: dict, deciding: bool) -> None:
-    hand = state.hand
+def _ting_declared(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+    hand = state.in_hand
     me = hand.seats[e["seat"]]
     me.ready = True
     if state.phase == TING:
@@ -123,8 +123,8 @@ def _ting_declared(state: MatchState, e: dict, deciding: bool) -> None:
         hand.dealer_ting_then_hu = True  # H-4: no discard follows; the next action is hu
 
 
-def _discarded(state: MatchState, e: dict, deciding: bool) -> None:
-    hand = state.hand
+def _discarded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+    hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
     if me.counts[tile] < 1:
@@ -147,7 +147,7 @@ def _claims(state: MatchState, discarder: int, tile: int, face_down: bool) -> di
     if face_down:
         return {}
     rules = variant_of(state)
-    hand = state.hand
+    hand = state.in_hand
     allowed: dict[str, list[str]] = {}
     for seat in ((discarder + i) % 4 for i in (1, 2, 3)):
         options = []
@@ -163,7 +163,7 @@ def _claims(state: MatchState, discarder: int, tile: int, face_down: bool) -> di
 
 
 def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed: dict[int, list[str]]) -> None:
-    hand = state.hand
+    hand = state.in_hand
     if allowed:
         hand.window = Window(kind_, tile, source, allowed)
         state.phase = kind_
@@ -173,14 +173,14 @@ def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed
     state.phase = TURN
 
 
-def _responded(state: MatchState, e: dict, deciding: bool) -> None:
+def _responded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     _answer(state, e["seat"], e["response"], e, deciding)
 
 
-def _answer(state: MatchState, seat: int, response: str, e: dict, deciding: bool) -> None:
+def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
-    hand = state.hand
-    window = hand.window
+    hand = state.in_hand
+    window = hand.open_window
     window.responses[seat] = response
     could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
     if could_win and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding):
@@ -190,9 +190,9 @@ def _answer(state: MatchState, seat: int, response: str, e: dict, deciding: bool
         state.phase = TURN
 
 
-def _punged(state: MatchState, e: dict, deciding: bool) -> None:
+def _punged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
-    hand = state.hand
+    hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
     could_kong = "kong" in hand.window.allowed.get(seat, ())
@@ -205,8 +205,8 @@ def _punged(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = TURN
 
 
-def _konged(state: MatchState, e: dict, deciding: bool) -> None:
-    hand = state.hand
+def _konged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+    hand = state.in_hand
     seat, tile, how = e["seat"], kind(e["tile"]), e["kind"]
     me = hand.seats[seat]
     if how == "added":
@@ -227,9 +227,9 @@ def _konged(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = TURN
 
 
-def _kong_declared(state: MatchState, e: dict, deciding: bool) -> None:
+def _kong_declared(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.table import _robbers
-    hand = state.hand
+    hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     hand.pending_kong = (seat, tile)
     robbers = _decided(state, e, "robbers", lambda: _robbers(state, seat, tile), deciding)  # G-7
@@ -237,8 +237,8 @@ def _kong_declared(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = ROB
 
 
-def _won(state: MatchState, e: dict, deciding: bool) -> None:
-    hand = state.hand
+def _won(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+    hand = state.in_hand
     seat = e["seat"]
     if e["by"] == "discard":
         hand.seats[seat].counts[kind(e["tile"])] += 1
@@ -252,7 +252,7 @@ def _won(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = SETTLE
 
 
-def _hand_ended(state: MatchState, e: dict, deciding: bool) -> None:
+def _hand_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.scores = list(e["scores"])
     if e["next_dealer"] != state.dealer:
         state.deal_moves += 1
@@ -262,7 +262,7 @@ def _hand_ended(state: MatchState, e: dict, deciding: bool) -> None:
     state.phase = MATCH_OVER if e["match_over"] else HAND_OVER
 
 
-def _match_ended(state: MatchState, e: dict, deciding: bool) -> None:
+def _match_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = MATCH_OVER
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 NUM_KINDS = 34
 HONOUR_START = 27
@@ -363,7 +363,7 @@ def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int):
             yield _block(SEQ, start, tuple(sorted(wild_pos))), tuple(rest), len(wild_pos)
 
 
-def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int, memo: dict) -> set:
+def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int, memo: dict[str, Any]) -> set:
     """All block multisets (sorted tuples) using every natural and every wild exactly."""
     key = (counts, wilds, sets_left, pairs_left)
     if key in memo:
@@ -414,7 +414,7 @@ def decompositions(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None)
         return []
     out: list[Decomposition] = []
     for j, variant in _stand_in_variants(counts, stand_in):
-        memo: dict = {}
+        memo: dict[str, Any] = {}
         key = tuple(variant)
         for blocks in sorted(_enumerate(key, wilds, sets, 1, memo), key=_blocks_key):
             out.append(_as_decomposition(blocks, False, j))

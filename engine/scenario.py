@@ -21,11 +21,11 @@ class ScenarioActionError(Exception):
         super().__init__(error.message)
         self.index, self.error = index, error
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"error": "illegal_action", "index": self.index, **self.error.as_dict()}
 
 
-def run_scenario(spec: dict) -> dict:
+def run_scenario(spec: dict[str, Any]) -> dict[str, Any]:
     """Play the preset hand and the listed actions; return {"events": [...], "result": ...}."""
     state, events = _start(spec)
     for index, action in enumerate(_actions(spec)):
@@ -43,14 +43,14 @@ def run_scenario(spec: dict) -> dict:
     return {"events": events, "result": _result(events)}
 
 
-def _start(spec: dict) -> tuple[MatchState, list[dict]]:
+def _start(spec: dict[str, Any]) -> tuple[MatchState, list[dict[str, Any]]]:
     if not isinstance(spec, dict):
         raise ScenarioError("a scenario is a JSON object")
     dealer = spec.get("dealer", 0)
     if isinstance(dealer, bool) or dealer not in (0, 1, 2, 3):
         raise ScenarioError("dealer must be 0..3")
     state = initial_state()
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     preset = {"hands": spec.get("hands"), "wall": spec.get("wall", ""), "wild": spec.get("wild")}
     commands = [
         {"action": "start_match", "variant": spec.get("variant"), "options": spec.get("options") or {},
@@ -67,7 +67,7 @@ def _start(spec: dict) -> tuple[MatchState, list[dict]]:
     return state, events
 
 
-def _actions(spec: dict) -> list[dict]:
+def _actions(spec: dict[str, Any]) -> list[dict[str, Any]]:
     actions = spec.get("actions", [])
     if not isinstance(actions, list):
         raise ScenarioError("actions must be a list")
@@ -79,10 +79,10 @@ def _actions(spec: dict) -> list[dict]:
     return actions
 
 
-def _pass_others(state: MatchState, events: list[dict], seat: int) -> MatchState:
+def _pass_others(state: MatchState, events: list[dict[str, Any]], seat: int) -> MatchState:
     """Players asked in a window who are not named by the next action are taken to pass."""
     while state.phase in (CLAIM, ROB, TING):
-        others = [s for s in sorted(state.hand.window.allowed)
+        others = [s for s in sorted(state.in_hand.window.allowed)
                   if s != seat and legal_actions(state, s)]
         if not others:
             break
@@ -92,7 +92,7 @@ def _pass_others(state: MatchState, events: list[dict], seat: int) -> MatchState
     return state
 
 
-def _result(events: list[dict]) -> Optional[dict[str, Any]]:
+def _result(events: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
     ended = next((e for e in events if e["type"] == "hand_ended"), None)
     if ended is None:
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from engine.bot import bot_action
 from engine.actions import pending_seats
@@ -19,14 +19,14 @@ def seeds_from(label: str) -> Iterator[str]:
         n += 1
 
 
-def play_match(variant: str, options: dict, seeds: Iterator[str],
-               chooser: Optional[Callable[[MatchState, int], dict]] = None) -> tuple[MatchState, list[dict]]:
+def play_match(variant: str, options: dict[str, Any], seeds: Iterator[str],
+               chooser: Optional[Callable[[MatchState, int], dict[str, Any]]] = None) -> tuple[MatchState, list[dict[str, Any]]]:
     """Play a whole match with `chooser` (default: the bot) at every seat; return the state and events."""
     choose = chooser or bot_action
     state = initial_state()
-    log: list[dict] = []
+    log: list[dict[str, Any]] = []
 
-    def run(command: dict) -> None:
+    def run(command: dict[str, Any]) -> None:
         nonlocal state
         events, state = step(state, command)
         log.extend(events)

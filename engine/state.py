@@ -18,8 +18,8 @@ class SeatHand:
     """One seat's tiles and declarations during a hand."""
 
     counts: list[int] = field(default_factory=lambda: [0] * NUM_KINDS)  # concealed, wilds included
-    melds: list[dict] = field(default_factory=list)  # {"type", "tile", "kong", "from"}
-    discards: list[dict] = field(default_factory=list)  # {"tile", "face_down", "claimed"}
+    melds: list[dict[str, Any]] = field(default_factory=list)  # {"type", "tile", "kong", "from"}
+    discards: list[dict[str, Any]] = field(default_factory=list)  # {"tile", "face_down", "claimed"}
     ready: bool = False  # 报听 declared (K-2, H-4)
     ready_waits: tuple[int, ...] = ()  # waits when declared (K-3 kong_keeps_waits)
     passed_hu: set[int] = field(default_factory=set)  # K-5 过胡: kinds won only by self-draw now
@@ -66,15 +66,22 @@ class HandState:
     need_draw: bool = False  # `turn` must draw before acting
     window: Optional[Window] = None
     pending_kong: Optional[tuple[int, int]] = None  # (seat, tile) of an added kong under the rob window
-    kongs: list[dict] = field(default_factory=list)  # declared kongs, for K-9 settlement
+    kongs: list[dict[str, Any]] = field(default_factory=list)  # declared kongs, for K-9 settlement
     discard_count: int = 0  # discards so far (天胡/地胡, H-7)
     kong_count: int = 0
     dealer_ting_then_hu: bool = False  # 含山 H-4: the dealer declared without a discard and must hu
-    win: Optional[dict] = None  # {"seat", "tile", "by", "from"} once won
+    win: Optional[dict[str, Any]] = None  # {"seat", "tile", "by", "from"} once won
 
     @property
     def wall_count(self) -> int:
         return self.tail - self.head
+
+    @property
+    def open_window(self) -> Window:
+        """The window in play, for code that runs only while one is open."""
+        if self.window is None:
+            raise ValueError("no claim, rob or 报听 window is open")
+        return self.window
 
     def clone(self) -> "HandState":
         new = _shallow(self)
@@ -98,11 +105,18 @@ class MatchState:
     deal_moves: int = 0  # times the deal passed to the dealer's 下家 (K-14 rounds)
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     hand: Optional[HandState] = None
-    last_result: Optional[dict] = None  # the previous hand's hand_ended payload
+    last_result: Optional[dict[str, Any]] = None  # the previous hand's hand_ended payload
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
-    cache: dict = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
     rules: Any = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
+
+    @property
+    def in_hand(self) -> HandState:
+        """The hand in play, for code that runs only while one is."""
+        if self.hand is None:
+            raise ValueError("no hand is in play")
+        return self.hand
 
     @property
     def needs_new_hand(self) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from engine.actions import legal_actions, self_draw_kind, variant_of
 from engine.errors import IllegalAction, explain
@@ -21,14 +21,14 @@ def initial_state() -> MatchState:
     return MatchState()
 
 
-def evolve(state: MatchState, event: dict) -> MatchState:
+def evolve(state: MatchState, event: dict[str, Any]) -> MatchState:
     """Pure: the state after one event (the input state is not changed)."""
     new = state.clone()
     apply(new, event)
     return new
 
 
-def fold(events: Iterable[dict], state: Optional[MatchState] = None) -> MatchState:
+def fold(events: Iterable[dict[str, Any]], state: Optional[MatchState] = None) -> MatchState:
     """Replay: evolve over many events, copying the starting state once."""
     current = state.clone() if state is not None else initial_state()
     for event in events:
@@ -36,27 +36,27 @@ def fold(events: Iterable[dict], state: Optional[MatchState] = None) -> MatchSta
     return current
 
 
-def decide(state: MatchState, command: dict) -> list[dict]:
+def decide(state: MatchState, command: dict[str, Any]) -> list[dict[str, Any]]:
     """The events a command produces, with every automatic consequence up to the next decision."""
     return step(state, command)[0]
 
 
-def step(state: MatchState, command: dict) -> tuple[list[dict], MatchState]:
+def step(state: MatchState, command: dict[str, Any]) -> tuple[list[dict[str, Any]], MatchState]:
     """`decide` and the state after its events at once (equal to `fold(events, state)`, computed once)."""
     first = _command_events(state, command)  # validated against the (cached) state as given
     scratch = state.clone()
     return _apply_with_consequences(scratch, first), scratch
 
 
-def step_in_place(state: MatchState, command: dict) -> list[dict]:
+def step_in_place(state: MatchState, command: dict[str, Any]) -> list[dict[str, Any]]:
     """`decide`, applying the events to `state` itself (for a replay that owns its state, e.g. the audit)."""
     return _apply_with_consequences(state, _command_events(state, command))
 
 
-def _apply_with_consequences(state: MatchState, first: list[dict]) -> list[dict]:
-    events: list[dict] = []
+def _apply_with_consequences(state: MatchState, first: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
 
-    def emit(event: dict) -> None:
+    def emit(event: dict[str, Any]) -> None:
         events.append(event)
         apply(state, event, deciding=True)  # records the rules' decisions on the event (evolve as data)
 
@@ -66,7 +66,7 @@ def _apply_with_consequences(state: MatchState, first: list[dict]) -> list[dict]
     return events
 
 
-def _command_events(state: MatchState, command: dict) -> list[dict]:
+def _command_events(state: MatchState, command: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(command, dict):
         raise IllegalAction("bad_command", "a command must be an object")
     action = command.get("action")
@@ -86,7 +86,7 @@ def _command_events(state: MatchState, command: dict) -> list[dict]:
     return events
 
 
-def _start_match(state: MatchState, command: dict) -> dict:
+def _start_match(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
     if state.variant is not None:
         raise IllegalAction("match_started", "the match has already started")
     try:
@@ -106,7 +106,7 @@ def _start_match(state: MatchState, command: dict) -> dict:
     return event
 
 
-def _start_hand(state: MatchState, command: dict) -> dict:
+def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
     if not state.needs_new_hand or state.phase == LOBBY and state.variant is None:
         raise IllegalAction("no_hand_to_start", "a new hand starts only after match_started or hand_ended")
     if "preset" in command:
@@ -125,7 +125,7 @@ def _start_hand(state: MatchState, command: dict) -> dict:
     return _hand_started(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
 
 
-def _preset_hand(state: MatchState, preset: dict) -> dict:
+def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
     try:
         hands = [parse(h) for h in preset["hands"]]
         rest = parse(preset.get("wall", ""))
@@ -149,7 +149,7 @@ def _uses_wilds(state: MatchState) -> bool:
     return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
-def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> dict:
+def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> dict[str, Any]:
     return {
         "type": "hand_started", "hand": state.hands_played + 1, "dealer": state.dealer,
         "wild": name(wild) if wild is not None else None, "commitment": commitment,
@@ -158,9 +158,9 @@ def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> di
     }
 
 
-def _action_events(state: MatchState, seat: int, act: dict) -> list[dict]:
+def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[dict[str, Any]]:
     action, tile = act["action"], act.get("tile")
-    hand = state.hand
+    hand = state.in_hand
     if state.phase in (CLAIM, ROB) or (state.phase == "ting" and action == "pass"):
         return [{"type": "responded", "seat": seat, "response": action, "window": hand.window.kind}]
     if state.phase == "ting":  # a non-dealer's 报听 at the deal (H-4)
@@ -178,12 +178,12 @@ def _action_events(state: MatchState, seat: int, act: dict) -> list[dict]:
     return [_turn_kong(state, seat, kind(tile))]
 
 
-def _discarded(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict:
+def _discarded(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict[str, Any]:
     return {"type": "discarded", "seat": seat, "tile": name(tile), "face_down": face_down, "auto": auto}
 
 
-def _turn_kong(state: MatchState, seat: int, tile: int) -> dict:
-    me = state.hand.seats[seat]
+def _turn_kong(state: MatchState, seat: int, tile: int) -> dict[str, Any]:
+    me = state.in_hand.seats[seat]
     if me.counts[tile] == 4:
         return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "concealed", "from": None}
     if _robbers(state, seat, tile):
@@ -213,9 +213,9 @@ def _run_automatic(state: MatchState, emit) -> None:
     raise RuntimeError("automatic play did not settle")  # pragma: no cover
 
 
-def _next_automatic(state: MatchState) -> list[dict]:
+def _next_automatic(state: MatchState) -> list[dict[str, Any]]:
     if state.phase == SETTLE:
-        return _hand_ended(state, state.hand.win["seat"])
+        return _hand_ended(state, state.in_hand.win["seat"])
     if state.phase == TURN:
         return _turn_automatic(state)
     if state.phase in (CLAIM, ROB):
@@ -223,8 +223,8 @@ def _next_automatic(state: MatchState) -> list[dict]:
     return []
 
 
-def _turn_automatic(state: MatchState) -> list[dict]:
-    hand = state.hand
+def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
+    hand = state.in_hand
     seat = hand.turn
     if hand.need_draw:
         if hand.wall_count == 0:
@@ -244,8 +244,8 @@ def _turn_automatic(state: MatchState) -> list[dict]:
     return []
 
 
-def _window_automatic(state: MatchState) -> list[dict]:
-    window = state.hand.window
+def _window_automatic(state: MatchState) -> list[dict[str, Any]]:
+    window = state.in_hand.open_window
     if state.options.get("must_win"):
         for seat in _after(window.source):
             if "hu" in window.allowed.get(seat, ()) and seat not in window.responses:
@@ -253,10 +253,10 @@ def _window_automatic(state: MatchState) -> list[dict]:
     return _resolve_window(state)
 
 
-def _resolve_window(state: MatchState) -> list[dict]:
+def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
     """G-6: a win beats kong/pung, nearest winner first (截胡); pass-all moves play on."""
-    hand = state.hand
-    window = hand.window
+    hand = state.in_hand
+    window = hand.open_window
     tile = name(window.tile)
     for seat in _after(window.source):
         if "hu" in window.allowed.get(seat, ()):
@@ -283,8 +283,8 @@ def _resolve_window(state: MatchState) -> list[dict]:
     return [{"type": "drew", "seat": next_seat, "tile": name(hand.wall[hand.head]), "source": "wall"}]
 
 
-def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict]:
-    hand = state.hand
+def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]]:
+    hand = state.in_hand
     rules = variant_of(state)
     if winner is None:
         settlement = {"deltas": [0, 0, 0, 0], "win_deltas": [0, 0, 0, 0], "kong_deltas": [0, 0, 0, 0],
@@ -309,7 +309,7 @@ def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict]:
     return [ended, {"type": "match_ended", "scores": scores, "hands": state.hands_played + 1}]
 
 
-def _public_win(win: Optional[dict]) -> Optional[dict]:
+def _public_win(win: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     return None if win is None else {**win, "tile": name(win["tile"])}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from engine.actions import legal_actions, pending_seats
 from engine.state import MATCH_OVER, MatchState
@@ -12,7 +12,7 @@ from engine.versions import DECISION
 Viewer = Union[int, None, str]  # a seat, None for the public, "all" for the full record
 
 
-def view(state: MatchState, seat: Optional[int]) -> dict:
+def view(state: MatchState, seat: Optional[int]) -> dict[str, Any]:
     """Everything `seat` may know now (G-11 secrets, other hands and face-down tiles stripped)."""
     hand = state.hand
     out = {
@@ -28,8 +28,8 @@ def view(state: MatchState, seat: Optional[int]) -> dict:
     return out
 
 
-def _hand_view(state: MatchState, seat: Optional[int]) -> dict:
-    hand = state.hand
+def _hand_view(state: MatchState, seat: Optional[int]) -> dict[str, Any]:
+    hand = state.in_hand
     window = hand.window
     return {
         "number": hand.number, "dealer": hand.dealer, "wild": name(hand.wild) if hand.wild is not None else None,
@@ -43,8 +43,8 @@ def _hand_view(state: MatchState, seat: Optional[int]) -> dict:
     }
 
 
-def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict:
-    me = state.hand.seats[s]
+def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict[str, Any]:
+    me = state.in_hand.seats[s]
     own = viewer == s
     return {
         "seat": s, "ready": me.ready, "concealed_count": sum(me.counts),
@@ -55,7 +55,7 @@ def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict:
     }
 
 
-def redact(event: dict, viewer: Viewer) -> dict:
+def redact(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     """The event as `viewer` may see it: a seat sees its own private fields, nobody sees G-11 secrets."""
     if viewer == "all":
         return event

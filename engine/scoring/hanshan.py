@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Callable, Iterator, NamedTuple, Optional
+from typing import Any, Callable, Iterator, NamedTuple, Optional
 
 from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
 from engine.scoring.context import Meld, WinContext
@@ -235,7 +235,7 @@ def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ..
     return (base, *(base[:6] + (role,) for role in roles))
 
 
-def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict) -> set[Part]:
+def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[str, Any]) -> set[Part]:
     """Parts of every way to split counts + wilds into `sets` sets and `pairs` pairs (memoised per call)."""
     key = (counts, wilds, sets, pairs)
     found = memo.get(key)
@@ -244,7 +244,7 @@ def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int,
     return found
 
 
-def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict) -> set[Part]:
+def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[str, Any]) -> set[Part]:
     """G-10 without listing decompositions: the block holding the lowest tile, joined with each part of the rest."""
     if not any(counts):
         return _wild_only_parts(wilds, sets, pairs, win.wild, win.ctx.win_tile)
@@ -291,7 +291,7 @@ def _stand_in_counts(win: Win) -> Iterator[tuple[int, ...]]:
 
 def all_facts(win: Win) -> set[Facts]:
     """The distinct facts of every reading: decomposition x 配子 assignment x 白板 reading x winning-tile place."""
-    memo: dict = {}
+    memo: dict[str, Any] = {}
     parts: set[Part] = set()
     for counts in _stand_in_counts(win):
         parts |= _parts(win, counts, win.wilds_held, win.sets, 1, memo)
@@ -587,7 +587,7 @@ def _check_context(ctx: WinContext) -> None:
         raise ValueError("a discard win needs the discarder's seat (the konger when robbing a kong)")
 
 
-def score(ctx: WinContext) -> dict:
+def score(ctx: WinContext) -> dict[str, Any]:
     """Score one 含山 win: the contract of docs/CONTRACTS.md ("tilefold score — hanshan").
 
     G-10: among every decomposition, 配子 assignment, 白板 reading and place of the winning tile,

@@ -141,7 +141,7 @@ def win_value_tile(
 # ---------------------------------------------------------------- scoring
 
 
-def _fail(reason: str) -> dict:
+def _fail(reason: str) -> dict[str, Any]:
     return {"ok": False, "reason": reason}
 
 
@@ -207,7 +207,7 @@ def _checked(ctx: WinContext) -> tuple[Optional[str], int]:
     return _k4_reason(value_points, ctx.self_drawn), value_points
 
 
-def score(ctx: WinContext) -> dict:
+def score(ctx: WinContext) -> dict[str, Any]:
     """Score one 扣点点 win (K-2, K-4, K-7, K-8, K-12, K-13, G-10); see docs/CONTRACTS.md."""
     reason, value_points = _checked(ctx)
     if reason:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from engine import hand as analysis
 from engine.scoring import Meld, WinContext, legality
@@ -20,7 +20,7 @@ class Variant:
     pung_forfeits_kong = False  # K-6 (a 扣点点 rule only, G-5/K-6 clarification)
     pass_restricts_win = False  # K-5 过胡 (含山 has none, H-1)
 
-    def __init__(self, options: dict, rules_version: int = RULES_VERSION):
+    def __init__(self, options: dict[str, Any], rules_version: int = RULES_VERSION):
         self.options = options
         self.rules_version = rules_version
         if rules_version < 2:
@@ -66,7 +66,7 @@ class Variant:
     def win_context(self, state: MatchState, seat: int, tile: int, by: str,
                     source: Optional[int], in_hand: bool = False) -> WinContext:
         """The scoring input; `in_hand` when the winning tile is already among the seat's counts."""
-        hand = state.hand
+        hand = state.in_hand
         me = hand.seats[seat]
         counts = me.counts if in_hand or by in ("self_draw", "kong_draw") else _plus(me.counts, tile)
         concealed = tuple(k for k, n in enumerate(counts) for _ in range(n))
@@ -87,7 +87,7 @@ class Variant:
         return False
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
-        hand = state.hand
+        hand = state.in_hand
         me = hand.seats[seat]
         if not self.is_complete(hand, me, None if by in ("self_draw", "kong_draw") else tile):
             return False
@@ -133,7 +133,7 @@ class Variant:
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         return []
 
-    def settle(self, state: MatchState) -> dict:
+    def settle(self, state: MatchState) -> dict[str, Any]:
         raise NotImplementedError
 
     def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:

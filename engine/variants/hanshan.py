@@ -31,7 +31,7 @@ class Hanshan(Variant):
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         """H-3 cheap refusals first: a 配子 holder wins only by self-draw; a discarded 配子 needs 见配给胡."""
-        hand = state.hand
+        hand = state.in_hand
         if by in ("discard", "rob_kong") and hand.wild is not None:
             if tile == hand.wild and not self.options["win_on_discarded_wild"]:
                 return False
@@ -44,7 +44,7 @@ class Hanshan(Variant):
 
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         """H-4: the dealer may declare with a discard before the first discard of the hand."""
-        hand = state.hand
+        hand = state.in_hand
         if not self.is_dealer_opening(hand, seat):
             return []
         me = hand.seats[seat]
@@ -53,7 +53,7 @@ class Hanshan(Variant):
 
     def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
         """H-4: a dealer whose first 14 tiles are complete may 听 and then 胡."""
-        hand = state.hand
+        hand = state.in_hand
         return (self.is_dealer_opening(hand, seat) and hand.draw_source == "deal"
                 and self.is_complete(hand, hand.seats[seat]))
 
@@ -66,16 +66,16 @@ class Hanshan(Variant):
         """H-7 dihu: a non-dealer wins on the dealer's first discard."""
         return seat != hand.dealer and by == "discard" and hand.discard_count == 1
 
-    def settle(self, state: MatchState) -> dict:
+    def settle(self, state: MatchState) -> dict[str, Any]:
         """H-5/H-10/H-11: everything is in the winner's score; nothing is paid on 流局."""
-        win = state.hand.win
+        win = state.in_hand.win
         result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
                 "score": result}
 
     def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
         """H-12: the dealer keeps the deal on a dealer win or 流局; any other winner passes it on."""
-        dealer = state.hand.dealer
+        dealer = state.in_hand.dealer
         return dealer if winner is None or winner == dealer else (dealer + 1) % 4
 
 

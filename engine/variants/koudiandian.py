@@ -25,7 +25,7 @@ class Koudiandian(Variant):
 
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         """K-2: discards after which the hand waits on at least one tile worth 6 or more."""
-        hand = state.hand
+        hand = state.in_hand
         me = hand.seats[seat]
         if me.ready:
             return []
@@ -47,7 +47,7 @@ class Koudiandian(Variant):
         return False
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
-        me = state.hand.seats[seat]
+        me = state.in_hand.seats[seat]
         if not me.ready:  # K-2: only a declared hand wins
             return False
         if by in ("discard", "rob_kong") and tile in me.passed_hu:  # K-5 过胡
@@ -66,9 +66,9 @@ class Koudiandian(Variant):
             return False
         return not self.options.get("kong_keeps_waits") or waits == me.ready_waits
 
-    def settle(self, state: MatchState) -> dict:
+    def settle(self, state: MatchState) -> dict[str, Any]:
         """K-8/K-12 win payment from scoring, plus K-9/K-10 kong payments (only when someone won)."""
-        hand = state.hand
+        hand = state.in_hand
         win = hand.win
         result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         source = win["from"]
@@ -81,11 +81,11 @@ class Koudiandian(Variant):
 
     def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
         """K-11, both dealer rules."""
-        dealer = state.hand.dealer
+        dealer = state.in_hand.dealer
         if state.options["dealer_rule"] == "winner":
             return (dealer + 1) % 4 if winner is None else winner
         if winner is None:
-            return (dealer + 1) % 4 if state.hand.kongs else dealer
+            return (dealer + 1) % 4 if state.in_hand.kongs else dealer
         return dealer if winner == dealer else (dealer + 1) % 4
 
 
