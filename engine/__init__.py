@@ -1,13 +1,13 @@
 """Tilefold rules engine: a pure Decider (decide / evolve / fold) for both variants."""
 
-from engine.actions import legal_actions
+from engine.actions import legal_actions, pending_seats
 from engine.bot import bot_action, default_action
 from engine.errors import IllegalAction
 from engine.evolve import CorruptEvent
 from engine.state import MatchState
 from engine.table import decide, evolve, fold, initial_state, step
 from engine.versions import DECISION, RULES_VERSION, upcast
-from engine.views import pending_seats, redact, view
+from engine.views import redact, view
 
 __all__ = [
     "DECISION", "RULES_VERSION", "CorruptEvent", "IllegalAction", "MatchState", "bot_action", "decide",

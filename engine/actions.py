@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from engine.state import CLAIM, ROB, TING, TURN, MatchState
 from engine.tiles import name
@@ -15,10 +15,10 @@ ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
 
 def variant_of(state: MatchState) -> Variant:
     """The variant's rule hooks for this match (built once, carried along by every copy of the state)."""
-    rules = state.rules
+    rules: Optional[Variant] = state.rules
     if rules is None or rules.options is not state.options or rules.rules_version != state.rules_version:
-        state.rules = get(state.variant).rules(state.options, state.rules_version)
-    return state.rules
+        rules = state.rules = get(state.variant).rules(state.options, state.rules_version)
+    return rules
 
 
 def self_draw_kind(state: MatchState) -> str:
@@ -56,7 +56,8 @@ def pending_seats(state: MatchState) -> list[int]:
     if hand is None or hand.win is not None:
         return []
     if state.phase in (CLAIM, ROB, TING):
-        return sorted(s for s in hand.window.allowed if s not in hand.window.responses)
+        window = hand.open_window
+        return sorted(s for s in window.allowed if s not in window.responses)
     if state.phase == TURN and not hand.need_draw:
         return [hand.turn]
     return []
@@ -76,7 +77,7 @@ def turn_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
     if me.ready and hand.drawn is not None:  # K-3 / H-4 locked hand: only the drawn tile goes
         out.append({"action": "discard", "tile": name(hand.drawn)})
         return out
-    if getattr(rules, "may_ting_then_hu", None) and rules.may_ting_then_hu(state, seat):
+    if rules.may_ting_then_hu(state, seat):
         out.append({"action": "ting"})
     out.extend({"action": "ting", "tile": name(k)} for k in rules.turn_ting_tiles(state, seat))
     out.extend(_DISCARDS[k] for k, n in enumerate(me.counts) if n)  # shared templates: callers get copies

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from engine.errors import IllegalAction
 from engine.evolve import _HANDLERS, CorruptEvent
-from engine.state import TURN
+from engine.state import TURN, MatchState
 from engine.table import initial_state, step_in_place
 from engine.tiles import TileError, kind, parse
 from engine import versions
@@ -123,7 +123,7 @@ class _NotACommand(ValueError):
     """An event that no command starts (an automatic consequence out of place, or a bad field)."""
 
 
-def command_for(state, event: dict[str, Any], following: Optional[dict[str, Any]]) -> dict[str, Any]:
+def command_for(state: MatchState, event: dict[str, Any], following: Optional[dict[str, Any]]) -> dict[str, Any]:
     """The command that must have produced `event` (the first event of a decide) in `state`."""
     kind_ = event["type"]
     extra = {"reason": event["reason"]} if event.get("reason") else {}

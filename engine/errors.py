@@ -97,7 +97,7 @@ def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
     hand = state.in_hand
     me = hand.seats[seat]
     window = hand.open_window
-    if state.phase in (CLAIM, ROB) and window is not None:
+    if state.phase in (CLAIM, ROB) and window is not None and window.tile is not None:
         tile, by, source = window.tile, ("discard" if state.phase == CLAIM else "rob_kong"), window.source
     elif hand.drawn is not None:
         tile, by, source = hand.drawn, self_draw_kind(state), None

@@ -108,7 +108,7 @@ def _waits_of(state: MatchState, seat: int) -> Callable[[], list[str]]:
     def compute() -> list[str]:
         from engine.actions import variant_of
         me = state.in_hand.seats[seat]
-        return [name(k) for k in variant_of(state).waits(state.hand, me.counts, 4 - len(me.melds))]
+        return [name(k) for k in variant_of(state).waits(state.in_hand, me.counts, 4 - len(me.melds))]
     return compute
 
 
@@ -182,9 +182,10 @@ def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deci
     hand = state.in_hand
     window = hand.open_window
     window.responses[seat] = response
+    tile = window.tile
     could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
-    if could_win and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding):
-        hand.seats[seat].passed_hu.add(window.tile)  # K-5 过胡 (含山 has none, H-1)
+    if could_win and tile is not None and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding):
+        hand.seats[seat].passed_hu.add(tile)  # K-5 过胡 (含山 has none, H-1)
     if window.kind == TING and len(window.responses) == len(window.allowed):
         hand.window = None  # H-4: everyone asked has answered; the dealer acts
         state.phase = TURN
@@ -195,7 +196,7 @@ def _punged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
-    could_kong = "kong" in hand.window.allowed.get(seat, ())
+    could_kong = "kong" in hand.open_window.allowed.get(seat, ())
     if could_kong and _decided(state, e, "forfeits_kong", lambda: variant_of(state).pung_forfeits_kong, deciding):
         me.forfeited_kongs.add(tile)  # K-6 (扣点点 only, G-5/K-6): pung chosen over kong gives it up
     me.counts[tile] -= 2

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 NUM_KINDS = 34
 HONOUR_START = 27
 _INF = 99
+StandIn = Optional[tuple[int, int]]  # H-2: (from kind, to kind) — 白板 may also play the 配子's kind
 
 SEQ = "seq"
 TRIPLET = "triplet"
@@ -190,7 +191,7 @@ def _check_size(counts: Sequence[int], wilds: int, sets: int, extra: int) -> boo
     return len(counts) == NUM_KINDS and sum(counts) + wilds == 3 * sets + extra
 
 
-def is_complete(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> bool:
+def is_complete(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> bool:
     """True when the concealed part (naturals + wilds) forms `sets` sets and a pair (G-4), or seven pairs."""
     if stand_in is not None and not counts[stand_in[0]]:
         stand_in = None  # no 白板 held: nothing can stand in
@@ -226,7 +227,7 @@ _GROUP_BOUNDS = _SUIT_SLICES + ((27, 34),)
 @lru_cache(maxsize=None)
 def _removal_tables(key: tuple[int, ...], honours: bool) -> tuple[Optional[tuple[int, int]], ...]:
     """For each position of a group, its (no pair, with pair) table after removing one tile there."""
-    out = []
+    out: list[Optional[tuple[int, int]]] = []
     for i, n in enumerate(key):
         if not n:
             out.append(None)
@@ -240,7 +241,7 @@ def _group_of(kind: int) -> int:
     return 3 if kind >= 27 else kind // 9
 
 
-def is_sets_only(counts, wilds=0, *, sets, stand_in=None) -> bool:
+def is_sets_only(counts: Sequence[int], wilds: int = 0, *, sets: int, stand_in: StandIn = None) -> bool:
     """True when the naturals plus wilds form exactly `sets` sets and no pair (H-8's hand before the draw)."""
     if sum(counts) + wilds != 3 * sets:
         return False
@@ -250,7 +251,7 @@ def is_sets_only(counts, wilds=0, *, sets, stand_in=None) -> bool:
     return any(sum(t[0] for t in _group_tables(v)) <= wilds for v in variants)
 
 
-def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[int]:
+def ready_discards(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[int]:
     """Kinds whose discard leaves a ready hand: is_complete(counts - d, wilds + 1) for each held d.
 
     One discard changes one group only, so each candidate re-reads a single memoised group table.
@@ -272,6 +273,7 @@ def ready_discards(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None)
     for d in held:
         g = _group_of(d)
         new = removals[g][d - _GROUP_BOUNDS[g][0]]
+        assert new is not None  # d is held
         pair_cost = min([2, new[1] - new[0]] + [spare[i] for i in range(4) if i != g])
         if base - tables[g][0] + new[0] + pair_cost <= wilds + 1:
             out.append(d)
@@ -289,7 +291,7 @@ def _minus_one(counts: Sequence[int], kind: int) -> list[int]:
 # ---------------------------------------------------------------- full enumeration
 
 
-def _block_key(b: Block) -> tuple:
+def _block_key(b: Block) -> tuple[int, int, tuple[int, ...]]:
     return (_SHAPE_ORDER[b.shape], b.kind, b.wild_positions)
 
 
@@ -316,7 +318,8 @@ def _all_wild_blocks(wilds: int, sets_left: int, pairs_left: int) -> set[tuple[B
     return out
 
 
-def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int, pairs_left: int):
+def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int, pairs_left: int
+                      ) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Triplets and pairs holding natural i, with 0.. wilds in the last positions."""
     c = counts[i]
     for shape, size, left in ((TRIPLET, 3, sets_left), (PAIR, 2, pairs_left)):
@@ -330,7 +333,7 @@ def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: i
             yield _block(shape, i, tuple(range(used, size))), rest, need
 
 
-def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int):
+def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Sequences holding natural i as their lowest natural tile; other places natural or wild."""
     if not sets_left or i >= HONOUR_START:
         return
@@ -342,7 +345,7 @@ def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int):
         yield from _seq_fillings(counts, start, pos_i, wilds)
 
 
-def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int):
+def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Every natural/wild filling of seq `start` in which position pos_i is natural."""
     base_wild = tuple(range(pos_i))  # places below i: no naturals left there
     later = [p for p in (1, 2) if p > pos_i]
@@ -363,7 +366,8 @@ def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int):
             yield _block(SEQ, start, tuple(sorted(wild_pos))), tuple(rest), len(wild_pos)
 
 
-def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int, memo: dict[str, Any]) -> set:
+def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int,
+               memo: dict[Any, set[tuple[Block, ...]]]) -> set[tuple[Block, ...]]:
     """All block multisets (sorted tuples) using every natural and every wild exactly."""
     key = (counts, wilds, sets_left, pairs_left)
     if key in memo:
@@ -384,7 +388,7 @@ def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: 
     return result
 
 
-def lowest_blocks(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int):
+def lowest_blocks(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """(block, counts left, wilds used) for each block holding the lowest natural tile (G-9).
 
     With no natural tile left, each block made of wilds alone. Taking such blocks one after another
@@ -408,13 +412,13 @@ def _as_decomposition(blocks: tuple[Block, ...], seven: bool, stand_ins: int) ->
     return Decomposition(blocks, seven, stand_ins)
 
 
-def decompositions(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[Decomposition]:
+def decompositions(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[Decomposition]:
     """Every distinct decomposition (G-10 scores the best of them); [] when not complete."""
     if not is_complete(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in):
         return []
     out: list[Decomposition] = []
     for j, variant in _stand_in_variants(counts, stand_in):
-        memo: dict[str, Any] = {}
+        memo: dict[Any, set[tuple[Block, ...]]] = {}
         key = tuple(variant)
         for blocks in sorted(_enumerate(key, wilds, sets, 1, memo), key=_blocks_key):
             out.append(_as_decomposition(blocks, False, j))
@@ -424,14 +428,14 @@ def decompositions(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None)
     return out
 
 
-def _blocks_key(blocks: tuple[Block, ...]) -> tuple:
+def _blocks_key(blocks: tuple[Block, ...]) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
     return tuple(_block_key(b) for b in blocks)
 
 
 # ---------------------------------------------------------------- waits (ting)
 
 
-def _wait_candidates(counts: Sequence[int], wilds: int, stand_in) -> Iterable[int]:
+def _wait_candidates(counts: Sequence[int], wilds: int, stand_in: StandIn) -> Iterable[int]:
     """Without wilds a winning tile must touch a held tile (same kind, or within 2 in its suit)."""
     if wilds or stand_in is not None:
         return range(NUM_KINDS)
@@ -446,7 +450,7 @@ def _wait_candidates(counts: Sequence[int], wilds: int, stand_in) -> Iterable[in
     return sorted(near)
 
 
-def waits(counts, wilds=0, *, sets=4, seven_pairs=False, stand_in=None) -> list[int]:
+def waits(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[int]:
     """Sorted kinds t such that one more natural t (counts[t] < 4) completes the hand (ting)."""
     if not _check_size(counts, wilds, sets, 1):
         return []

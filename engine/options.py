@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 
 class OptionError(ValueError):
@@ -43,7 +43,7 @@ _COMMON: dict[str, tuple[Any, Any]] = {
 DEFAULT_HANDS = 8
 
 
-def schema(variant: str) -> dict[str, Any]:
+def schema(variant: Optional[str]) -> dict[str, Any]:
     """name -> (default, validator) of every option of the variant (raises OptionError if unknown)."""
     from engine.variants import UnknownVariant, get
     try:
@@ -53,7 +53,7 @@ def schema(variant: str) -> dict[str, Any]:
     return {**entry.options, **_COMMON}
 
 
-def normalise(variant: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+def normalise(variant: Optional[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Validate options for a variant and fill in defaults; raise OptionError on anything wrong."""
     from engine.variants import get
     schema_ = schema(variant)

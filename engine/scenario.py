@@ -82,7 +82,7 @@ def _actions(spec: dict[str, Any]) -> list[dict[str, Any]]:
 def _pass_others(state: MatchState, events: list[dict[str, Any]], seat: int) -> MatchState:
     """Players asked in a window who are not named by the next action are taken to pass."""
     while state.phase in (CLAIM, ROB, TING):
-        others = [s for s in sorted(state.in_hand.window.allowed)
+        others = [s for s in sorted(state.in_hand.open_window.allowed)
                   if s != seat and legal_actions(state, s)]
         if not others:
             break

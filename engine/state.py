@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypeVar
 
 from engine.tiles import NUM_KINDS
 from engine.versions import RULES_VERSION
+
+if TYPE_CHECKING:
+    from engine.variants.base import Variant
 
 LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
     "lobby", "ting", "turn", "claim", "rob", "hand_over", "match_over"
@@ -38,7 +41,7 @@ class Window:
 
     kind: str  # CLAIM | ROB | TING
     tile: Optional[int]
-    source: Optional[int]  # the discarder / konger
+    source: int  # the discarder / konger (the dealer for 报听 at the deal)
     allowed: dict[int, list[str]] = field(default_factory=dict)  # seat -> allowed responses
     responses: dict[int, str] = field(default_factory=dict)
 
@@ -77,6 +80,13 @@ class HandState:
         return self.tail - self.head
 
     @property
+    def won(self) -> dict[str, Any]:
+        """The win of the hand, for code that runs only once someone won (settlement)."""
+        if self.win is None:
+            raise ValueError("nobody has won this hand")
+        return self.win
+
+    @property
     def open_window(self) -> Window:
         """The window in play, for code that runs only while one is open."""
         if self.window is None:
@@ -108,8 +118,8 @@ class MatchState:
     last_result: Optional[dict[str, Any]] = None  # the previous hand's hand_ended payload
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
-    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
-    rules: Any = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
+    rules: Optional[Variant] = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
 
     @property
     def in_hand(self) -> HandState:
@@ -130,7 +140,10 @@ class MatchState:
         return new
 
 
-def _shallow(obj):
+_T = TypeVar("_T")
+
+
+def _shallow(obj: _T) -> _T:
     """A shallow copy without copy.copy's generic protocol (clone is on the hot path of every event)."""
     new = object.__new__(type(obj))
     new.__dict__.update(obj.__dict__)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from engine.actions import legal_actions, self_draw_kind, variant_of
 from engine.errors import IllegalAction, explain
@@ -149,7 +149,8 @@ def _uses_wilds(state: MatchState) -> bool:
     return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
-def _hand_started(state, hands, dealer_draw, rest, wild, commitment, seed) -> dict[str, Any]:
+def _hand_started(state: MatchState, hands: list[list[int]], dealer_draw: int, rest: list[int],
+                  wild: Optional[int], commitment: str, seed: Optional[str]) -> dict[str, Any]:
     return {
         "type": "hand_started", "hand": state.hands_played + 1, "dealer": state.dealer,
         "wild": name(wild) if wild is not None else None, "commitment": commitment,
@@ -162,11 +163,11 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
     action, tile = act["action"], act.get("tile")
     hand = state.in_hand
     if state.phase in (CLAIM, ROB) or (state.phase == "ting" and action == "pass"):
-        return [{"type": "responded", "seat": seat, "response": action, "window": hand.window.kind}]
+        return [{"type": "responded", "seat": seat, "response": action, "window": hand.open_window.kind}]
     if state.phase == "ting":  # a non-dealer's 报听 at the deal (H-4)
         return [{"type": "ting_declared", "seat": seat}]
     if action == "discard":
-        return [_discarded(seat, kind(tile), face_down=False)]
+        return [_discarded(seat, kind(act["tile"]), face_down=False)]
     if action == "ting":
         if tile is None:
             return [{"type": "ting_declared", "seat": seat, "with_discard": False}]
@@ -175,7 +176,7 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
     if action == "hu":
         return [{"type": "won", "seat": seat, "tile": name(hand.drawn) if hand.drawn is not None else None,
                  "by": self_draw_kind(state), "from": None}]
-    return [_turn_kong(state, seat, kind(tile))]
+    return [_turn_kong(state, seat, kind(act["tile"]))]
 
 
 def _discarded(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict[str, Any]:
@@ -203,7 +204,7 @@ def _after(seat: int) -> list[int]:
 
 # ---- automatic consequences ----------------------------------------------------------------------
 
-def _run_automatic(state: MatchState, emit) -> None:
+def _run_automatic(state: MatchState, emit: Callable[[dict[str, Any]], None]) -> None:
     for _ in range(10_000):
         events = _next_automatic(state)
         if not events:
@@ -215,7 +216,7 @@ def _run_automatic(state: MatchState, emit) -> None:
 
 def _next_automatic(state: MatchState) -> list[dict[str, Any]]:
     if state.phase == SETTLE:
-        return _hand_ended(state, state.in_hand.win["seat"])
+        return _hand_ended(state, state.in_hand.won["seat"])
     if state.phase == TURN:
         return _turn_automatic(state)
     if state.phase in (CLAIM, ROB):
@@ -257,6 +258,8 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
     """G-6: a win beats kong/pung, nearest winner first (截胡); pass-all moves play on."""
     hand = state.in_hand
     window = hand.open_window
+    if window.tile is None:
+        raise ValueError("a claim or rob window without its tile")
     tile = name(window.tile)
     for seat in _after(window.source):
         if "hu" in window.allowed.get(seat, ()):
@@ -275,6 +278,8 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
         if answer == "kong":
             return [{"type": "konged", "seat": seat, "tile": tile, "kind": "exposed", "from": window.source}]
     if window.kind == ROB:
+        if hand.pending_kong is None:
+            raise ValueError("a rob window without its kong")
         konger, kong_tile = hand.pending_kong
         return [{"type": "konged", "seat": konger, "tile": name(kong_tile), "kind": "added", "from": None}]
     if hand.wall_count == 0:
@@ -287,7 +292,7 @@ def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]
     hand = state.in_hand
     rules = variant_of(state)
     if winner is None:
-        settlement = {"deltas": [0, 0, 0, 0], "win_deltas": [0, 0, 0, 0], "kong_deltas": [0, 0, 0, 0],
+        settlement: dict[str, Any] = {"deltas": [0, 0, 0, 0], "win_deltas": [0, 0, 0, 0], "kong_deltas": [0, 0, 0, 0],
                       "score": None}  # K-10 荒庄荒杠, H-11
     else:
         settlement = rules.settle(state)
@@ -316,8 +321,8 @@ def _public_win(win: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
 def _match_over(state: MatchState, deal_moves: int) -> bool:
     """K-14: a number of hands, or rounds (一圈 ends when the deal would return to the first dealer)."""
     if state.options.get("rounds"):
-        return deal_moves >= 4 * state.options["rounds"]
-    return state.hands_played + 1 >= state.options["hands"]
+        return bool(deal_moves >= 4 * state.options["rounds"])
+    return bool(state.hands_played + 1 >= state.options["hands"])
 
 
 def _concealed(counts: list[int]) -> list[int]:

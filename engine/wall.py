@@ -25,9 +25,9 @@ class SeedError(ValueError):
     """A seed that is not 32 bytes of hex."""
 
 
-def seed_from_hex(seed_hex: str) -> bytes:
+def seed_from_hex(seed_hex: object) -> bytes:
     try:
-        seed = bytes.fromhex(seed_hex)
+        seed = bytes.fromhex(seed_hex)  # type: ignore[arg-type]  # TypeError below for a non-str
     except (ValueError, TypeError):
         raise SeedError("seed must be hex") from None
     if len(seed) != SEED_BYTES:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Any, Callable, Iterator, NamedTuple, Optional
+from typing import AbstractSet, Any, Callable, Iterator, NamedTuple, Optional
 
 from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
 from engine.scoring.context import Meld, WinContext
@@ -64,7 +64,7 @@ class Win:
     def colours(self) -> tuple[frozenset[int], bool]:
         """(suits present, honours present) counting neither 配子 nor 白板: H-9 colour neutrality."""
         tiles = [k for k in (*self.ctx.concealed, *self.meld_tiles) if k != self.wild and k != WHITE]
-        suits = frozenset(suit_of(k) for k in tiles if not is_honour(k))
+        suits = frozenset(k // 9 for k in tiles if not is_honour(k))  # suit_of of a suit tile
         return suits, any(is_honour(k) for k in tiles)
 
     @cached_property
@@ -148,7 +148,7 @@ ON_PAIR, CLOSED, OPEN = "pair", "closed", "open"  # where the winning tile sits 
 #: join): (honour triplets, only 2-8 suit kinds, only honour kinds, only triplets as sets, bitmask
 #: of 123/456/789 sequence starts (bit 3 x suit + rank // 3), pair of natural 1s or 9s, role of the
 #: winning tile's place: None when it is not in these blocks, else ON_PAIR, CLOSED or OPEN).
-Part = tuple
+Part = tuple[Any, ...]
 _EMPTY: Part = (0, True, True, True, 0, False, None)
 _STRAIGHT = 0b111  # 123, 456 and 789 of one suit (H-7 tongtian)
 
@@ -198,7 +198,7 @@ def _block_part(block: Block, wild: Optional[int]) -> Part:
         return (0, simples, honours, True, 0, terminal, None)
     if block.shape == TRIPLET:
         return (int(honours), simples, honours, True, 0, False, None)
-    starts = 1 << (3 * suit_of(block.kind) + block.kind % 9 // 3) if block.kind % 3 == 0 else 0
+    starts = 1 << (3 * (block.kind // 9) + block.kind % 9 // 3) if block.kind % 3 == 0 else 0  # a suit seq
     return (0, simples, honours, False, starts, False, None)
 
 
@@ -235,7 +235,7 @@ def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ..
     return (base, *(base[:6] + (role,) for role in roles))
 
 
-def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[str, Any]) -> set[Part]:
+def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]) -> AbstractSet[Part]:
     """Parts of every way to split counts + wilds into `sets` sets and `pairs` pairs (memoised per call)."""
     key = (counts, wilds, sets, pairs)
     found = memo.get(key)
@@ -244,7 +244,7 @@ def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int,
     return found
 
 
-def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[str, Any]) -> set[Part]:
+def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]) -> AbstractSet[Part]:
     """G-10 without listing decompositions: the block holding the lowest tile, joined with each part of the rest."""
     if not any(counts):
         return _wild_only_parts(wilds, sets, pairs, win.wild, win.ctx.win_tile)
@@ -257,7 +257,7 @@ def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs
     return out
 
 
-def _join_into(out: set[Part], parts: tuple[Part, ...], subs: set[Part]) -> None:
+def _join_into(out: set[Part], parts: tuple[Part, ...], subs: AbstractSet[Part]) -> None:
     """Add each block part joined with each part of the rest that does not also hold the winning tile."""
     for hon, simples, honours, triplets, starts, terminal, role in parts:  # _join, inlined: the hot loop
         out.update((hon + h, simples and s, honours and o, triplets and t, starts | b, terminal or p, role or r)
@@ -284,8 +284,8 @@ def _stand_in_counts(win: Win) -> Iterator[tuple[int, ...]]:
     if win.stand_in is not None:
         for j in range(1, win.naturals[WHITE] + 1):
             moved = list(win.naturals)
-            moved[WHITE] -= j
-            moved[win.wild] += j
+            moved[win.stand_in[0]] -= j
+            moved[win.stand_in[1]] += j
             yield tuple(moved)
 
 
@@ -507,7 +507,7 @@ def deltas(ctx: WinContext, pattern_score: int, extra: dict[int, int]) -> list[i
     """H-5: each payer pays (pattern score + its extra) x base; 点炮一家付 puts it all on the discarder."""
     base = ctx.options["base"]
     owed = {p: (pattern_score + e) * base for p, e in extra.items()}
-    if ctx.options["discarder_pays_all"] and ctx.win_by in DISCARD_WINS:
+    if ctx.options["discarder_pays_all"] and ctx.win_by in DISCARD_WINS and ctx.discarder is not None:
         owed = {ctx.discarder: sum(owed.values())}
     out = [0, 0, 0, 0]
     for payer, amount in owed.items():

@@ -244,7 +244,7 @@ def win_deltas(ctx: WinContext, value: int) -> list[int]:
         if seat == ctx.seat:
             continue
         share = value + (bonus if ctx.dealer in (seat, ctx.seat) else 0)  # K-12
-        payer = ctx.discarder if pays_all else seat  # K-8 点炮包胡
+        payer = ctx.discarder if pays_all and ctx.discarder is not None else seat  # K-8 点炮包胡
         deltas[payer] -= share * base
         deltas[ctx.seat] += share * base
     return deltas
@@ -253,7 +253,8 @@ def win_deltas(ctx: WinContext, value: int) -> list[int]:
 # ---------------------------------------------------------------- kongs (K-9, K-10)
 
 
-def _kong_charges(kong: Mapping[str, Any], ready_at_kong: Optional[Mapping[int, bool]], options) -> list[tuple[int, int]]:
+def _kong_charges(kong: Mapping[str, Any], ready_at_kong: Optional[Mapping[int, bool]],
+                  options: Mapping[str, Any]) -> list[tuple[int, int]]:
     """(payer, amount) pairs owed to the konger for one kong (K-9)."""
     seat, v = kong["seat"], points(kong["tile"])
     others = [s for s in range(4) if s != seat]
@@ -286,7 +287,7 @@ def kong_payments(
     deltas = [0, 0, 0, 0]
     for kong in kongs:
         for payer, amount in _kong_charges(kong, ready_at_kong, options):
-            if takes_over and kong["seat"] == winner:
+            if takes_over and discarder is not None and kong["seat"] == winner:
                 payer = discarder
             deltas[payer] -= amount * base
             deltas[kong["seat"]] += amount * base

@@ -57,7 +57,7 @@ class Variant:
         natural, wilds = self.split(hand, counts)
         found = analysis.ready_discards(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
                                         stand_in=self.stand_in(hand))
-        if wilds and analysis.is_complete(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
+        if wilds and hand.wild is not None and analysis.is_complete(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
                                           stand_in=self.stand_in(hand)):
             found.append(hand.wild)  # discarding a wild: the wilds left, plus one more, complete the hand
         return sorted(found)
@@ -132,6 +132,10 @@ class Variant:
 
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         return []
+
+    def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
+        """H-4: may the dealer declare without a discard and then win (含山 only)."""
+        return False
 
     def settle(self, state: MatchState) -> dict[str, Any]:
         raise NotImplementedError

@@ -17,7 +17,7 @@ class Hanshan(Variant):
     seven_pairs = False  # H-1
     locked_may_kong = False  # H-4: no pung or kong after 报听
 
-    def stand_in(self, hand: HandState):
+    def stand_in(self, hand: HandState) -> Optional[tuple[int, int]]:
         return hanshan_scoring.white_stand_in(hand.wild)  # H-2
 
     def ting_phase_seats(self, hand: HandState) -> list[int]:
@@ -68,7 +68,7 @@ class Hanshan(Variant):
 
     def settle(self, state: MatchState) -> dict[str, Any]:
         """H-5/H-10/H-11: everything is in the winner's score; nothing is paid on 流局."""
-        win = state.in_hand.win
+        win = state.in_hand.won
         result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
                 "score": result}

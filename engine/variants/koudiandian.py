@@ -69,7 +69,7 @@ class Koudiandian(Variant):
     def settle(self, state: MatchState) -> dict[str, Any]:
         """K-8/K-12 win payment from scoring, plus K-9/K-10 kong payments (only when someone won)."""
         hand = state.in_hand
-        win = hand.win
+        win = hand.won
         result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
         source = win["from"]
         kong_deltas = kdd_scoring.kong_payments(

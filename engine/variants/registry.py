@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol
 
 from engine.scoring.context import WinContext
+
+if TYPE_CHECKING:
+    from engine.variants.base import Variant
 
 #: option name -> (default, validator(name, value) -> value, or None for values checked elsewhere)
 OptionSpec = tuple[Any, Optional[Callable[[str, Any], Any]]]
@@ -31,7 +34,7 @@ class VariantEntry:
     name_zh: str  # "扣点点"
     name_en: str  # "Koudiandian"
     wild_zh: str  # what its wild tiles are called ("耗子", "配子")
-    rules: type  # the engine.variants.base.Variant subclass with the table hooks
+    rules: type[Variant]  # the engine.variants.base.Variant subclass with the table hooks
     scoring: Scoring  # module with score(ctx) and legality(ctx)
     options: Mapping[str, OptionSpec]  # its own options (K-14's hands/rounds/base are shared)
     patterns: Mapping[str, tuple[str, str]]  # scoring code -> (中文, English), for settlements
