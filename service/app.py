@@ -10,7 +10,7 @@ from flask_smorest.utils import prepare_response
 
 from events import initialise_store, open_store
 
-from . import config, correspondence, problems
+from . import config, correspondence, pages, problems
 from .jsonio import OrjsonProvider
 from .play import MatchService
 from .repository import MatchRepository
@@ -60,6 +60,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     for blp in blueprints():
         api.register_blueprint(blp)
     correspondence.install(app)  # deadlines, standing orders, webhooks (docs/API.md)
+    pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     app.before_request(_refuse_oversized_streams)
     return app
 

@@ -14,7 +14,8 @@ SEAT_JOINED = "seat_joined"
 ORDERS_SET = "orders_set"  # a seat's standing orders (service/orders.py)
 WEBHOOK_SET = "webhook_set"  # a seat (un)registered a webhook; URL and secret live in tf_webhooks
 SPECTATING_SET = "spectating_set"  # the owner turned spectating on or off
-SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET})
+SEAT_REISSUED = "seat_reissued"  # the owner issued a fresh invite for a seat: a new token, the old one stops working
+SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET, SEAT_REISSUED})
 NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
 #: payload fields of service events that no response may ever contain.
 SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})
@@ -119,6 +120,10 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
         bot = bool(payload["bot"])
         seats[payload["seat"]] = Seat(payload["name"], bot, payload.get("token_hash"),
                                       payload.get("level", "easy") if bot else None)
+        return replace(room, seats=tuple(seats))
+    if event_type == SEAT_REISSUED:
+        seats = list(room.seats)
+        seats[payload["seat"]] = replace(seats[payload["seat"]], token_hash=payload["token_hash"])
         return replace(room, seats=tuple(seats))
     if event_type == ORDERS_SET:
         return replace(room, orders=_at(room.orders, payload["seat"],

@@ -86,6 +86,8 @@ class MatchListSchema(Schema):
 class MatchCreatedSchema(Schema):
     id = fields.String()
     owner_token = fields.String(metadata={"description": "shown once; Bearer token for /bots"})
+    invite_url = fields.String(metadata={"description": "absolute URL of the invite page: share it, a friend "
+                                                        "opens it, picks a name and takes the next seat"})
     match = fields.Nested(MatchSummarySchema)
 
 
@@ -96,6 +98,9 @@ class JoinSchema(Strict):
 class JoinedSchema(Schema):
     seat = fields.Integer()
     token = fields.String(metadata={"description": "shown once; Bearer token for this seat"})
+    play_url = fields.String(metadata={"description": "absolute URL opening this seat's table in a browser with "
+                                                      "no other step (the token rides in the #fragment, which the "
+                                                      "page moves into an HttpOnly cookie at once)"})
     match = fields.Nested(MatchSummarySchema)
 
 
@@ -110,6 +115,35 @@ class BotsSchema(Strict):
 class BotsAddedSchema(Schema):
     seats = fields.List(fields.Integer())
     match = fields.Nested(MatchSummarySchema)
+
+
+class ReissuedSchema(Schema):
+    seat = fields.Integer()
+    token = fields.String(metadata={"description": "the seat's new token, shown once (the old one stops working)"})
+    play_url = fields.String(metadata={"description": "absolute URL opening the seat's table with the new token"})
+    version = fields.Integer()
+
+
+class ChatPostSchema(Strict):
+    text = fields.String(required=True, validate=validate.Length(min=1, max=300))
+
+
+class ChatQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0),
+                        metadata={"description": "long-poll seconds for a line after ?after= (capped)"})
+
+
+class ChatLineSchema(Schema):
+    version = fields.Integer()
+    seat = fields.Integer()
+    text = fields.String()
+    at = fields.String()
+
+
+class ChatListSchema(Schema):
+    version = fields.Integer(metadata={"description": "the chat stream's version (pass it as ?after=)"})
+    lines = fields.List(fields.Nested(ChatLineSchema))
 
 
 # -- play -----------------------------------------------------------------------

@@ -28,7 +28,7 @@ def wait_until_up(base: str, proc: subprocess.Popen, seconds: float = 30) -> Non
         try:
             if requests.get(base + "/api/matches", timeout=1).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):  # a worker still booting on a busy machine
             pass
         time.sleep(0.1)
     raise AssertionError("server did not come up")

@@ -124,6 +124,7 @@ def headers(blp: Blueprint, *names: str) -> Callable:
 
 
 def blueprints() -> list[Blueprint]:
-    from . import actions, events, export, matches, orders, replay, score, seats, spectate, stream, view, webhooks
+    from . import (actions, chat, events, export, invites, matches, orders, replay, score, seats, spectate, stream,
+                   view, webhooks)
     return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replay.blp,
-            orders.blp, webhooks.blp, spectate.blp, stream.blp]
+            orders.blp, webhooks.blp, spectate.blp, stream.blp, invites.blp, chat.blp]

@@ -5,6 +5,7 @@ from flask import current_app
 
 from engine.options import OptionError
 
+from ..pages.links import invite_url
 from ..presenters import summary
 from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListSchema, MatchSummarySchema
@@ -38,7 +39,8 @@ def create_match(data):
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     location = {"Location": f"/api/matches/{match_id}"}
-    return {"id": match_id, "owner_token": owner_token, "match": summary(loaded)}, 201, location
+    body = {"id": match_id, "owner_token": owner_token, "invite_url": invite_url(match_id), "match": summary(loaded)}
+    return body, 201, location
 
 
 @blp.route("/<match_id>", methods=["GET"])

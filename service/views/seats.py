@@ -1,6 +1,7 @@
 """Seats: join a match with a display name; the owner fills empty seats with bots."""
 from __future__ import annotations
 
+from ..pages.links import play_url
 from ..presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
@@ -15,9 +16,9 @@ blp = Blueprint("seats", __name__, url_prefix="/api/matches",
 @blp.response(201, JoinedSchema)
 @errors(blp, 404, 409, 413, 503)
 def join(data, match_id):
-    """Take the next free seat; the answer carries the seat token, shown only once."""
+    """Take the next free seat; the answer carries the seat token, shown only once, and its play_url."""
     seat, token, loaded = service().join(match_id, data["name"].strip() or "Player")
-    return {"seat": seat, "token": token, "match": summary(loaded)}
+    return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "match": summary(loaded)}
 
 
 @blp.route("/<match_id>/bots", methods=["POST"])

@@ -1,0 +1,424 @@
+"""Playing in the browser (#16): four separate browser contexts create, join and play whole hands by
+clicking only; one person against three bots plays a whole match. Also: a reload mid-hand, a second
+tab, a lost connection, and a seat's page never holding another seat's concealed tiles (on the DOM).
+
+The clicks follow engine.bot_action's choice for the seat whose turn it is (so hands reach real wins,
+报听 and claims), but every move is made by clicking the page's own buttons.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections import Counter
+
+import pytest
+
+import engine
+from engine.tiles import name, parse
+from service.repository import engine_events
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    from service.app import create_app
+
+    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("web") / "t.db"), "TESTING": True,
+                      "STREAM_LIFETIME": 15.0, "STREAM_HEARTBEAT": 5.0, "MAX_WAIT": 5.0})
+    WSGIRequestHandler.log_request = lambda *a, **k: None  # quiet
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}", app
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (never `playwright install`)")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Shots:
+    """Screenshots into docs/ with TILEFOLD_SCREENSHOTS=1 (else a temporary folder): both sizes."""
+
+    def __init__(self, tmp_path):
+        self.out = DOCS if os.environ.get("TILEFOLD_SCREENSHOTS") == "1" else str(tmp_path)
+        self.taken: set[str] = set()
+
+    def take(self, page, label: str) -> None:
+        if label in self.taken:
+            return
+        self.taken.add(label)
+        for size, suffix in ((WIDE, "wide"), (PHONE, "phone")):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(150)
+            page.screenshot(path=os.path.join(self.out, f"web-{label}-{suffix}.png"), full_page=size is PHONE)
+        page.set_viewport_size(WIDE)
+
+
+@pytest.fixture
+def contexts(browser):
+    made, errors = [], []
+
+    def new():
+        context = browser.new_context(viewport=WIDE)
+        page = context.new_page()
+        page.set_default_timeout(8000)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        made.append(context)
+        return context, page
+    yield new
+    for context in made:
+        context.close()
+    assert not errors, errors
+
+
+# -------------------------------------------------------------------------------- helpers
+def create_on_home(page, base, variant, *, name, wilds=False, bots=False, length="hands:1", deadline=""):
+    page.goto(base + "/")
+    page.check(f"input[name=variant][value={variant}]")
+    if wilds:
+        page.check("input[name=opt][value=wilds]")
+    page.select_option("select[name=length]", length)
+    page.select_option("select[name=deadline]", deadline)
+    page.fill("input[name=name]", name)
+    if bots:
+        page.check("input[name=bots]")
+    page.click("#create-btn")
+
+
+def join_by_invite(page, url, name):
+    page.goto(url)
+    page.fill("#join-name", name)
+    page.click("#join-btn")
+    page.wait_for_url("**/play/**")
+
+
+def shown_version(page) -> int:
+    return int(page.evaluate("document.body.dataset.version || '0'"))
+
+
+def wait_version(page, version, timeout=30.0):
+    """Poll from Python (the pages' CSP forbids the string evaluation wait_for_function uses)."""
+    stop = time.monotonic() + timeout
+    while shown_version(page) < version:
+        if time.monotonic() > stop:
+            raise AssertionError(f"the page shows version {shown_version(page)}, not {version}")
+        page.wait_for_timeout(40)
+
+
+def click_action(page, action: dict) -> None:
+    """Make `action` by clicking: a discard is tap-then-confirm or a double tap; 报听 through its list."""
+    kind, tile = action["action"], action.get("tile")
+    if kind == "discard":
+        button = page.locator(f"#hand button.tile-btn[data-tile='{tile}']:not([aria-disabled=true])").last
+        button.click()
+        if int(time.monotonic() * 10) % 2:
+            button.click()  # double tap
+        else:
+            page.click(f"#actions button[data-action=discard][data-tile='{tile}']")  # confirm
+    elif kind == "ting" and tile:
+        if not page.locator("#ting-box").is_visible():
+            page.click("#actions button.act-ting[aria-expanded]")
+        page.click(f"#ting-box button[data-tile='{tile}']")
+    else:
+        selector = f"#actions button[data-action={kind}]" + (f"[data-tile='{tile}']" if tile else "")
+        page.click(selector)
+
+
+def drive(app, match_id, pages, *, until_over=True, hook=None, pre=None, timeout=300.0):
+    """Click each pending human seat's choice until the match (or hand) is over; `hook(seat, action, loaded)`
+    runs before each click (screenshots, reloads, checks)."""
+    svc = app.extensions["tilefold"]
+    stop = time.monotonic() + timeout
+    hands_seen = None
+    while time.monotonic() < stop:
+        loaded = svc.repo.load(match_id)
+        if loaded.over:
+            return loaded
+        state = loaded.state
+        if hands_seen is None:
+            hands_seen = state.hands_played
+        if not until_over and state.hands_played > hands_seen:
+            return loaded
+        pending = [s for s in engine.pending_seats(state) if s in pages]
+        if not pending:
+            time.sleep(0.05)
+            continue
+        seat = pending[0]
+        action = engine.bot_action(state, seat)
+        page = pages[seat]
+        if pre:
+            pre(seat)
+        wait_version(page, loaded.version)
+        if hook:
+            hook(seat, action, loaded)
+        started = time.monotonic()
+        try:
+            click_action(page, action)
+        except Exception as exc:  # noqa: BLE001 - a stale button (the page moved on): look again
+            print("retry", seat, action, type(exc).__name__, str(exc)[:200])
+            time.sleep(0.2)
+            continue
+        clicked = time.monotonic()
+        _wait_moved(svc, match_id, loaded.version)
+        if time.monotonic() - started > 1:
+            print("slow", seat, action, round(clicked - started, 2), round(time.monotonic() - clicked, 2))
+    raise AssertionError("the match did not finish in time")
+
+
+def _wait_moved(svc, match_id, version, seconds=10.0):
+    stop = time.monotonic() + seconds
+    while svc.repo.version(match_id) == version and time.monotonic() < stop:
+        time.sleep(0.03)
+
+
+def dom_tiles(page, selector) -> Counter:
+    codes = page.eval_on_selector_all(selector + " .tf-tile[data-tile]", "ts => ts.map(t => t.dataset.tile)")
+    return Counter(codes)
+
+
+def assert_no_hidden_tiles(page, app, match_id, seat):
+    """The page's face-up tiles are its own concealed tiles and public ones only (checked on the DOM).
+
+    The state at the version the page shows gives the allowance: the seat's own hand, every face-up
+    discard (its own face-down ones too), and the exposed melds; the other seats' concealed tiles
+    must not add a single tile beyond that.
+    """
+    version = shown_version(page)
+    stored = app.extensions["tilefold"].repo.read(match_id, 0, until=version)
+    state = engine.fold(engine_events(stored))
+    seen = engine.view(state, seat)["hand"]
+    allowed: Counter = Counter(name(k) for k in parse(seen["seats"][seat]["concealed"] or ""))
+    for other in seen["seats"]:
+        allowed.update(_code(d["tile"]) for d in other["discards"] if d["tile"] is not None)
+        for meld in other["melds"]:
+            allowed[_code(meld["tile"])] += 4
+    shown = dom_tiles(page, "#table") + dom_tiles(page, "#hand") + dom_tiles(page, "#my-melds")
+    assert not shown - allowed, f"tiles shown beyond what seat {seat} may know: {shown - allowed}"
+    hidden = Counter()
+    for other in range(4):
+        if other != seat:
+            hidden.update(name(k) for k, n in enumerate(state.hand.seats[other].counts) for _ in range(n))
+    # and the backs stand for exactly the other seats' concealed counts, showing nothing
+    for other in range(4):
+        if other == seat:
+            continue
+        box = page.locator(f"#table section[data-seat='{other}'] .backs")
+        assert box.locator(".tf-tile[data-tile]").count() == 0
+        assert box.locator(".tf-tile.tf-back").count() == seen["seats"][other]["concealed_count"]
+    assert "data-tile" not in page.inner_html(f"#table section[data-seat='{(seat + 1) % 4}'] .backs")
+    return hidden
+
+
+def _code(tile) -> str:
+    return name(tile) if isinstance(tile, int) else tile
+
+
+def wait_settled(page, timeout=30.0):
+    page.wait_for_selector("#result:not([hidden]) #settle-table", timeout=timeout * 1000)
+
+
+def seat_of(page) -> int:
+    return int(page.evaluate("document.body.dataset.seat"))
+
+
+def four_players(contexts, base, variant, wilds, shots=None):
+    """Create on `/` in one context, three friends join through the invite link in three more."""
+    _, host = contexts()
+    create_on_home(host, base, variant, name="东家 Alice", wilds=wilds, deadline="86400")
+    host.wait_for_selector("#created:not([hidden])")
+    invite = host.input_value("#invite-url")
+    if shots:
+        shots.take(host, "home")
+    pages = [host]
+    for friend in ("Bob", "小红", "Dave"):
+        _, page = contexts()
+        if shots and friend == "Bob":
+            page.goto(invite)
+            page.wait_for_selector("#join-info p")
+            page.fill("#join-name", friend)
+            shots.take(page, "invite")
+        join_by_invite(page, invite, friend)
+        pages.append(page)
+    host.click("#go-table")
+    host.wait_for_url("**/play/**")
+    match_id = host.url.rsplit("/", 1)[1]
+    by_seat = {seat_of(p): p for p in pages}
+    assert sorted(by_seat) == [0, 1, 2, 3]
+    for page in pages:
+        page.wait_for_selector("#hand .tile-btn")
+    return match_id, by_seat
+
+
+# -------------------------------------------------------------------------------- tests
+def test_hanshan_hand_four_browsers(server, contexts, tmp_path):
+    """Given four browsers, when a 含山 match is created on / and joined by the invite link, then a whole
+    hand is played by clicking only, every page ends at the settlement, and a claim is answered in place."""
+    base, app = server
+    shots = Shots(tmp_path)
+    match_id, pages = four_players(contexts, base, "hanshan", False, shots)
+    wild = pages[0].text_content("#wild")
+    assert "配子" in wild  # H-2: the wild is shown by its 含山 name
+    claims = []
+
+    def hook(seat, action, loaded):
+        if loaded.state.phase != "claim":
+            return
+        claims.append(action["action"])
+        page = pages[seat]
+        assert page.locator("#actions .prompt").count() == 1  # answered in place
+        assert page.locator("#actions button[data-action=pass]").count() == 1
+        shots.take(page, "claim")
+        if len(claims) == 1:  # the others only see "waiting for others", never who is being asked
+            for other, elsewhere in pages.items():
+                if other not in engine.pending_seats(loaded.state):
+                    wait_version(elsewhere, loaded.version)
+                    assert "等待他人" in elsewhere.text_content("#center")
+    drive(app, match_id, pages, hook=hook)
+    for page in pages.values():
+        wait_settled(page)
+        assert page.locator("#standings li").count() == 4
+        assert page.locator("a[href$='/replay/" + match_id + "']").count() == 1
+    if claims:
+        assert shots.taken >= {"claim"}
+    shots.take(pages[0], "settlement")
+
+
+def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
+    """Given four browsers and 扣点点 in 耗子 mode, when a whole hand is played by clicking only, then it
+    reaches the settlement; along the way a reload, a second tab and a lost connection all catch up,
+    and no page ever holds another seat's concealed tiles (checked on the DOM)."""
+    base, app = server
+    shots = Shots(tmp_path)
+    match_id, pages = four_players(contexts, base, "koudiandian", True)
+    assert "耗子" in pages[0].text_content("#wild")  # K-13
+    moves = {"n": 0, "reloaded": False, "tab": None, "offline": False}
+
+    def hook(seat, action, loaded):
+        moves["n"] += 1
+        page = pages[seat]
+        if moves["n"] % 7 == 1:
+            assert_no_hidden_tiles(page, app, match_id, seat)
+        if action["action"] == "ting" and action.get("tile") and "ting" not in shots.taken:
+            page.click("#actions button.act-ting[aria-expanded]")
+            page.wait_for_selector("#ting-box li .wait")
+            assert "分" in page.text_content("#ting-box")  # waits with their points
+            shots.take(page, "ting")
+        if moves["n"] == 6 and not moves["reloaded"]:  # a reload mid-hand shows the same hand
+            before = dom_tiles(page, "#hand")
+            page.reload()
+            page.wait_for_selector("#hand .tile-btn")
+            wait_version(page, loaded.version)
+            assert dom_tiles(page, "#hand") == before
+            moves["reloaded"] = True
+        if moves["n"] == 8:  # a second tab of the same browser follows the first
+            tab = page.context.new_page()
+            tab.goto(page.url)
+            tab.wait_for_selector("#hand .tile-btn")
+            page.bring_to_front()
+            moves["tab"] = (seat, tab, loaded.version)
+        if moves["n"] == 10 and (seat + 2) % 4 not in engine.pending_seats(loaded.state):  # a lost connection: the page goes offline while others play
+            other = pages[(seat + 2) % 4]
+            other.context.set_offline(True)
+            moves["offline"] = (seat + 2) % 4
+
+    def back_online(seat):  # before the offline page has to move, or six moves later
+        if moves["offline"] is not False and (seat == moves["offline"] or moves["n"] >= 16):
+            pages[moves["offline"]].context.set_offline(False)
+            moves["offline"] = False
+    drive(app, match_id, pages, hook=hook, pre=back_online)
+    final = app.extensions["tilefold"].repo.version(match_id)
+    for page in pages.values():
+        wait_settled(page)
+        wait_version(page, final)
+    _, tab, _ = moves["tab"]
+    wait_version(tab, final)  # the second tab followed every move through its own stream
+    wait_settled(tab)
+    assert moves["reloaded"]
+
+
+def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
+    """Given one person, when they create a 2-hand 扣点点 match with bots on / and play by clicking, then the
+    match ends with final standings, My matches lists it, and the settlement names patterns and payments."""
+    base, app = server
+    shots = Shots(tmp_path)
+    _, page = contexts()
+    create_on_home(page, base, "koudiandian", name="Alice", bots=True, length="hands:2", wilds=True)
+    page.wait_for_url("**/play/**")
+    page.wait_for_selector("#hand .tile-btn")
+    match_id = page.url.rsplit("/", 1)[1]
+    # My matches: this match, your turn (or waiting), with its last move
+    my = page.context.new_page()
+    my.goto(base + "/my")
+    my.wait_for_selector(f"li[data-match='{match_id}']")
+    shots.take(my, "my-matches")
+    page.bring_to_front()  # a background tab's animation frames are throttled: clicks there wait
+    svc = app.extensions["tilefold"]
+
+    def continue_after_hand(seat, action, loaded):
+        if page.locator("#next-hand").is_visible():
+            page.click("#next-hand")
+    for _ in range(2):
+        loaded = drive(app, match_id, {0: page}, until_over=False, hook=continue_after_hand)
+        if loaded.over:
+            break
+        page.wait_for_selector("#result:not([hidden]) #settle-table")
+        page.click("#next-hand")
+    assert svc.repo.load(match_id).over
+    wait_settled(page)
+    assert "终局" in page.text_content("#result h2")
+    assert page.locator("#standings li").count() == 4
+    assert "pays" in page.text_content("#settlement .why") or "nobody pays" in page.text_content("#settlement .why")
+    my.bring_to_front()
+    my.reload()
+    my.wait_for_selector(f"li[data-match='{match_id}'] .badge.over")
+
+
+def test_accessibility_names_and_keyboard(server, contexts):
+    """Every own-hand tile is a button named with its code and Chinese name; every action button with
+    the API's action word and its Chinese character; the keyboard moves along the hand and discards."""
+    base, _ = server
+    _, page = contexts()
+    create_on_home(page, base, "hanshan", name="Alice", bots=True)
+    page.wait_for_url("**/play/**")
+    page.wait_for_selector("#hand .tile-btn")
+    for button in page.locator("#hand button").all():
+        label = button.get_attribute("aria-label")
+        code = button.get_attribute("data-tile")
+        assert code in label and re.search(r"[一二三四五六七八九][万筒条]|[东南西北]风|红中|发财|白板", label), label
+    page.locator("#hand button").first.focus()
+    page.keyboard.press("ArrowRight")
+    focused = page.evaluate("document.activeElement.dataset.tile")
+    page.keyboard.press("Enter")
+    discard = page.locator("#actions button[data-action=discard]")
+    if discard.count():
+        label = discard.get_attribute("aria-label")
+        assert "discard" in label and "打" in label and focused in label
+        version = shown_version(page)
+        page.keyboard.press("Enter")  # the same tile again: discarded
+        wait_version(page, version + 1)
+    words = {"hu": "胡", "pung": "碰", "kong": "杠", "pass": "过", "ting": "听", "discard": "打"}
+    for button in page.locator("#actions button.act").all():
+        label = button.get_attribute("aria-label")
+        action = button.get_attribute("data-action")
+        assert action in label and words[action] in label, label
