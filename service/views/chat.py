@@ -9,8 +9,7 @@ import time
 
 from flask import current_app
 
-from events import ConcurrencyError
-from events.store import NewEvent
+from events import ConcurrencyError, NewEvent
 
 from ..problems import ApiError
 from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
