@@ -93,7 +93,7 @@ def contexts(browser):
 
 
 # -------------------------------------------------------------------------------- helpers
-def create_on_home(page, base, variant, *, name, wilds=False, bots=False, length="hands:1", deadline=""):
+def create_on_home(page, base, variant, *, name, wilds=False, bots=False, length="hands:1", deadline="", shots=None):
     page.goto(base + "/")
     page.check(f"input[name=variant][value={variant}]")
     if wilds:
@@ -103,6 +103,8 @@ def create_on_home(page, base, variant, *, name, wilds=False, bots=False, length
     page.fill("input[name=name]", name)
     if bots:
         page.check("input[name=bots]")
+    if shots:
+        shots.take(page, "home")
     page.click("#create-btn")
 
 
@@ -245,11 +247,9 @@ def seat_of(page) -> int:
 def four_players(contexts, base, variant, wilds, shots=None):
     """Create on `/` in one context, three friends join through the invite link in three more."""
     _, host = contexts()
-    create_on_home(host, base, variant, name="东家 Alice", wilds=wilds, deadline="86400")
+    create_on_home(host, base, variant, name="Alice", wilds=wilds, deadline="86400", shots=shots)
     host.wait_for_selector("#created:not([hidden])")
     invite = host.input_value("#invite-url")
-    if shots:
-        shots.take(host, "home")
     pages = [host]
     for friend in ("Bob", "小红", "Dave"):
         _, page = contexts()
@@ -363,7 +363,7 @@ def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
     base, app = server
     shots = Shots(tmp_path)
     _, page = contexts()
-    create_on_home(page, base, "koudiandian", name="Alice", bots=True, length="hands:2", wilds=True)
+    create_on_home(page, base, "koudiandian", name="Alice", bots=True, length="hands:2", wilds=True, deadline="86400")
     page.wait_for_url("**/play/**")
     page.wait_for_selector("#hand .tile-btn")
     match_id = page.url.rsplit("/", 1)[1]

@@ -24,6 +24,7 @@
   let sending = false;
   let stream = null;
   let hadActions = false;
+  let closedResult = false;  // the final settlement was closed to look at the table
 
   // ------------------------------------------------------------------ names and seats
   const seatName = (s) => (view && view.seats[s] ? view.seats[s].name : "—");
@@ -317,17 +318,18 @@
     box.hidden = !tingOpen || !tingChoices;
     if (box.hidden) return;
     const w = wildWord();
-    box.replaceChildren(el("h3", {}, bi("报听：打哪张？", "declare ready: which discard?")));
+    box.replaceChildren(el("h3", {}, bi("报听：打哪张？", "declare ready: which discard?")),
+      el("p", { class: "small" }, ...bi("每张听牌下是自摸它的得分", "under each wait: what a self-drawn win on it scores")));
     const list = el("ul", { class: "ting-list" });
     for (const c of tingChoices.choices) {
-      const waits = c.waits.map((x) => `${x.tile} ${T.zh(x.tile)} ${x.points === null ? "" : x.points + "分"}`).join("、");
+      const waits = c.waits.map((x) => `${x.tile} ${T.zh(x.tile)} ${x.points === null ? "不能胡" : x.points + "分"}`).join("、");
       const button = el("button", { type: "button", class: "act act-ting", dataset: { action: "ting", tile: c.discard },
         "aria-label": `听 ting 打 discard ${tileLine(c.discard)} 听 waits ${waits}`, disabled: sending,
         onclick: () => send({ action: "ting", tile: c.discard }) },
         "听 ", el("small", { text: "ting" }), " 打 ", T.element(c.discard));
       const waitsBox = el("span", { class: "waits" }, el("small", { text: "听 waits:" }),
         ...c.waits.map((x) => el("span", { class: "wait" }, T.element(x.tile),
-          el("small", { text: x.points === null ? "" : `${x.points}分 pts` }))));
+          el("small", { text: x.points === null ? "不能胡 no win" : `${x.points}分 pts` }))));
       if (!c.waits.length) waitsBox.append(el("small", { text: ` 任意${w[0]} any tile` }));
       list.appendChild(el("li", {}, button, waitsBox));
     }
@@ -356,10 +358,14 @@
     const box = $("result");
     const over = view.status === "over";
     const seenKey = `tf-seen-${matchId}`;
-    const fresh = r && (over || Number(localStorage.getItem(seenKey) || 0) < r.hand);
+    const fresh = r && ((over && !closedResult) || Number(localStorage.getItem(seenKey) || 0) < r.hand);
+    const opening = box.hidden && fresh;
     box.hidden = !fresh;
+    $("show-result").hidden = !(r && over && closedResult);
     if (!fresh) return;
-    box.replaceChildren(el("h2", {}, over ? bi("终局", "match over") : bi(`第${r.hand}局 结算`, `hand ${r.hand} settlement`)));
+    box.replaceChildren(el("button", { type: "button", class: "close", "aria-label": "关闭 close (看牌桌 view the table)",
+      onclick: () => { if (over) closedResult = true; else localStorage.setItem(seenKey, String(r.hand)); renderResult(); } }, "✕"),
+      el("h2", {}, over ? bi("终局", "match over") : bi(`第${r.hand}局 结算`, `hand ${r.hand} settlement`)));
     box.appendChild(settlementWords(r, v.variant));
     if (r.revealed && r.revealed.hands) {
       const hands = el("div", { class: "revealed" });
@@ -378,6 +384,7 @@
         onclick: () => { localStorage.setItem(seenKey, String(r.hand)); renderResult(); } }, ...bi("继续", "continue")));
     }
     box.appendChild(links);
+    if (opening) box.querySelector(".close").focus();  // keyboard users land on the settlement
   }
   function settlementWords(r, variant) {
     const box = el("div", { class: "settle", id: "settlement" });
@@ -432,7 +439,7 @@
     const scores = view.view.scores;
     const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
     return el("ol", { class: "standings", id: "standings" }, ...order.map((s, i) =>
-      el("li", {}, el("b", { text: `${i + 1}. ${seatName(s)}` }), ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`)));
+      el("li", {}, el("b", { text: seatName(s) }), ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`, i === 0 ? " 第一 winner" : "")));
   }
 
   // ------------------------------------------------------------------ lobby (not started, or no seat here)
@@ -534,6 +541,7 @@
     });
   }
 
+  $("show-result").addEventListener("click", () => { closedResult = false; renderResult(); });
   setInterval(() => {  // the countdown ticks between updates
     const box = $("countdown");
     if (box) box.textContent = "剩余 " + left(box.dataset.due);
