@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from engine.tiles import NUM_KINDS, WHITE
 
@@ -65,16 +65,16 @@ def _frontier(key: tuple[int, ...], runs: bool) -> tuple[int, ...]:
             _merge_into(best, _frontier(rest, runs), 0, 1, used)
     if runs:
         for extra in _seq_partners(key, i):
-            rest = list(less)
+            partial = list(less)
             for j in extra:
-                rest[j] -= 1
-            _merge_into(best, _frontier(tuple(rest), runs), 1, 0, 1 + len(extra))
+                partial[j] -= 1
+            _merge_into(best, _frontier(tuple(partial), runs), 1, 0, 1 + len(extra))
     return tuple(best)
 
 
 def _seq_partners(key: tuple[int, ...], i: int) -> list[tuple[int, ...]]:
     """Other naturals that share a sequence with i as its lowest natural: i+1, i+2 or both."""
-    out = []
+    out: list[tuple[int, ...]] = []
     if i + 1 < 9 and key[i + 1]:
         out.append((i + 1,))
     if i + 2 < 9 and key[i + 2]:
@@ -127,7 +127,7 @@ def _placed_seven_pairs(counts: Sequence[int]) -> int:
     return 2 * pairs + singles
 
 
-def _variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]):
+def _variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]) -> Iterator[Sequence[int]]:
     """The counts as given, and with j 白板 moved to the wild's kind (H-2)."""
     yield counts
     if stand_in is not None:
@@ -232,12 +232,12 @@ def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> 
     return out
 
 
-def _draw_profile(variant: Sequence[int], sets: int):
+def _draw_profile(variant: Sequence[int], sets: int) -> tuple[Sequence[int], list[tuple[int, ...]]]:
     frontiers = [_group_frontier(variant, g) for g in range(4)]
     return variant, [_others(frontiers, g, sets) for g in range(4)]
 
 
-def _placed_after(variant: Sequence[int], others, t: int, g: int, sets: int) -> int:
+def _placed_after(variant: Sequence[int], others: Sequence[tuple[int, ...]], t: int, g: int, sets: int) -> int:
     lo, hi = _GROUPS[g]
     key = list(variant[lo:hi])
     key[t - lo] += 1
@@ -273,7 +273,7 @@ class DiscardOption:
     waits: tuple[tuple[int, int, int], ...] = ()  # (kind, unseen copies, value)
     wait_value: float = 0.0  # sum of unseen x value over the waits
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         """Better first: lower shanten, then (ready) more expected value, then more improving tiles."""
         return (self.shanten, -self.wait_value, -self.improving_unseen)
 

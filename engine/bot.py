@@ -3,6 +3,8 @@ tiles) and `normal` (engine.bot_normal: the hand analyser, wait values, caution)
 
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from engine.actions import legal_actions
 from engine.state import MatchState
 from engine.tiles import is_honour, kind, rank_of, suit_of
@@ -11,7 +13,7 @@ from engine.tiles import is_honour, kind, rank_of, suit_of
 LEVELS = ("easy", "normal")
 
 
-def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict:
+def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict[str, Any]:
     """Choose among the seat's legal actions using only what that seat can see."""
     if level == "normal":
         from engine.bot_normal import normal_action
@@ -19,12 +21,12 @@ def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict:
     return easy_action(state, seat)
 
 
-def easy_action(state: MatchState, seat: int) -> dict:
+def easy_action(state: MatchState, seat: int) -> dict[str, Any]:
     """Today's simple bot: hu, ting, kong when offered; pungs honours and lone tiles."""
     acts = legal_actions(state, seat)
     if not acts:
         raise ValueError(f"seat {seat} has nothing to decide")
-    by_action: dict[str, list[dict]] = {}
+    by_action: dict[str, list[dict[str, Any]]] = {}
     for act in acts:
         by_action.setdefault(act["action"], []).append(act)
     for wanted in ("hu", "ting", "kong"):
@@ -37,12 +39,12 @@ def easy_action(state: MatchState, seat: int) -> dict:
     return _best_discard(state, seat, by_action["discard"])
 
 
-def default_action(state: MatchState, seat: int) -> dict:
+def default_action(state: MatchState, seat: int) -> dict[str, Any]:
     """What a timeout does: pass a question, or discard the drawn tile (else the last legal discard)."""
     acts = legal_actions(state, seat)
     if {"action": "pass"} in acts:
         return {"action": "pass"}
-    hand = state.hand
+    hand = state.in_hand
     discards = [a for a in acts if a["action"] == "discard"]
     if hand.drawn is not None:
         from engine.tiles import name
@@ -55,11 +57,13 @@ def default_action(state: MatchState, seat: int) -> dict:
 
 
 def _pung_helps(state: MatchState, seat: int) -> bool:
-    tile = state.hand.window.tile
-    return is_honour(tile) or _neighbours(state.hand.seats[seat].counts, tile) == 0
+    tile = state.in_hand.open_window.tile
+    if tile is None:
+        return False
+    return is_honour(tile) or _neighbours(state.in_hand.seats[seat].counts, tile) == 0
 
 
-def _ting_choice(state: MatchState, seat: int, choices: list[dict]) -> dict:
+def _ting_choice(state: MatchState, seat: int, choices: list[dict[str, Any]]) -> dict[str, Any]:
     """H-4: 听 without a discard (a complete dealer hand, 胡 next) beats 听 with a discard."""
     for choice in choices:
         if "tile" not in choice:
@@ -67,14 +71,14 @@ def _ting_choice(state: MatchState, seat: int, choices: list[dict]) -> dict:
     return _best_discard(state, seat, choices)
 
 
-def _best_discard(state: MatchState, seat: int, choices: list[dict]) -> dict:
-    counts = state.hand.seats[seat].counts
-    wild = state.hand.wild
+def _best_discard(state: MatchState, seat: int, choices: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = state.in_hand.seats[seat].counts
+    wild = state.in_hand.wild
     values = [_keep_value(counts, kind(a["tile"]), wild) for a in choices]
     return choices[values.index(min(values))]
 
 
-def _keep_value(counts: list[int], tile: int, wild) -> float:
+def _keep_value(counts: list[int], tile: int, wild: Optional[int]) -> float:
     """How much a tile is worth keeping: wilds most, then pairs, then tiles with suit neighbours."""
     if tile == wild:
         return 100.0
@@ -91,9 +95,9 @@ def _neighbours(counts: list[int], tile: int) -> float:
 
 
 def _near(tile: int) -> tuple[tuple[int, float], ...]:
-    if suit_of(tile) is None:
-        return ()
     rank = rank_of(tile)
+    if rank is None:  # an honour
+        return ()
     return tuple((tile + delta, weight) for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5))
                  if 1 <= rank + delta <= 9)
 

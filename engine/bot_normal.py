@@ -9,7 +9,7 @@ count. Never another hand, a face-down discard of another seat, or the wall.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence
 
 from engine import analysis as A
 from engine.actions import legal_actions
@@ -25,11 +25,11 @@ class Knowledge:
     """Everything the seat's decision may use."""
 
     variant: str
-    options: dict
+    options: dict[str, Any]
     seat: int
     dealer: int
     counts: tuple[int, ...]
-    melds: tuple[dict, ...]
+    melds: tuple[dict[str, Any], ...]
     hidden: tuple[int, ...]  # unseen copies per kind, from this seat's point of view
     rules: A.Rules
     ready: bool
@@ -38,7 +38,7 @@ class Knowledge:
 
     @staticmethod
     def of(state: MatchState, seat: int) -> "Knowledge":
-        hand = state.hand
+        hand = state.in_hand
         me = hand.seats[seat]
         visible = [0] * 34
         for s, other in enumerate(hand.seats):
@@ -50,8 +50,9 @@ class Knowledge:
                 visible[_kind_of(d["tile"])] += 1
         threats = tuple(s for s in range(4) if s != seat and hand.seats[s].ready)
         safe = frozenset(k for s in threats for k in _after_declaring(hand.seats[s].discards))
-        return Knowledge(state.variant, state.options, seat, hand.dealer, tuple(me.counts),
-                         tuple(me.melds), tuple(A.unseen(me.counts, visible)), A.Rules.of(state.variant, hand.wild),
+        variant = state.variant or ""
+        return Knowledge(variant, state.options, seat, hand.dealer, tuple(me.counts),
+                         tuple(me.melds), tuple(A.unseen(me.counts, visible)), A.Rules.of(variant, hand.wild),
                          me.ready, threats, safe)
 
     @property
@@ -59,7 +60,7 @@ class Knowledge:
         return 4 - len(self.melds)
 
 
-def _after_declaring(discards: list[dict]) -> list[int]:
+def _after_declaring(discards: list[dict[str, Any]]) -> list[int]:
     """Face-up discards after the face-down declaring one (K-2): the locked hand let them go."""
     out: list[int] = []
     declared = False
@@ -71,15 +72,15 @@ def _after_declaring(discards: list[dict]) -> list[int]:
     return out
 
 
-def _kind_of(tile) -> int:
+def _kind_of(tile: Any) -> int:
     return tile if isinstance(tile, int) else kind(tile)
 
 
-def normal_action(state: MatchState, seat: int) -> dict:
+def normal_action(state: MatchState, seat: int) -> dict[str, Any]:
     acts = legal_actions(state, seat)
     if not acts:
         raise ValueError(f"seat {seat} has nothing to decide")
-    by: dict[str, list[dict]] = {}
+    by: dict[str, list[dict[str, Any]]] = {}
     for act in acts:
         by.setdefault(act["action"], []).append(act)
     if "hu" in by:
@@ -103,11 +104,11 @@ def normal_action(state: MatchState, seat: int) -> dict:
 # ---------------------------------------------------------------- wait values (K-1 points, 含山 patterns)
 
 
-def _value_of(know: Knowledge):
+def _value_of(know: Knowledge) -> Callable[[Sequence[int], int], int]:
     """(13 counts, wait) -> what the seat would gain by self-drawing it, by the variant's scoring."""
-    cache: dict = {}
+    cache: dict[tuple[tuple[int, ...], int], int] = {}
 
-    def value(rest, t: int) -> int:
+    def value(rest: Sequence[int], t: int) -> int:
         key = (tuple(rest), t)
         if key not in cache:
             cache[key] = _win_gain(know, rest, t)
@@ -115,7 +116,7 @@ def _value_of(know: Knowledge):
     return value
 
 
-def _win_gain(know: Knowledge, rest, t: int) -> int:
+def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
     concealed = tuple(k for k, n in enumerate(rest) for _ in range(n)) + (t,)
     ctx = WinContext(
         variant=know.variant, options=know.options, seat=know.seat, dealer=know.dealer,
@@ -133,7 +134,7 @@ def _win_gain(know: Knowledge, rest, t: int) -> int:
 # ---------------------------------------------------------------- decisions
 
 
-def _ting_choice(know: Knowledge, choices: list[dict]) -> Optional[dict]:
+def _ting_choice(know: Knowledge, choices: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """K-2 / H-4: declare; with a discard, the one whose live waits are worth the most."""
     for choice in choices:
         if "tile" not in choice:
@@ -145,12 +146,12 @@ def _ting_choice(know: Knowledge, choices: list[dict]) -> Optional[dict]:
     return {"action": "ting", "tile": name(options[0].tile)}
 
 
-def _kong_choice(state: MatchState, know: Knowledge, choices: list[dict]) -> Optional[dict]:
+def _kong_choice(state: MatchState, know: Knowledge, choices: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
     """A kong when the hand gets no further from ready (a locked hand's kong keeps it ready, K-3)."""
     counts = list(know.counts)
     before = A.hand_shanten(counts, know.sets, know.rules)
     for choice in choices:
-        tile = kind(choice["tile"]) if "tile" in choice else state.hand.window.tile
+        tile = kind(choice["tile"]) if "tile" in choice else _window_tile(state)
         held = counts[tile]
         after = counts[:]
         after[tile] = 0
@@ -160,16 +161,24 @@ def _kong_choice(state: MatchState, know: Knowledge, choices: list[dict]) -> Opt
     return None
 
 
+def _window_tile(state: MatchState) -> int:
+    """The tile of the claim window in play (a claim window always has one)."""
+    tile = state.in_hand.open_window.tile
+    if tile is None:
+        raise ValueError("no tile in this window")
+    return tile
+
+
 def _pung_helps(state: MatchState, know: Knowledge) -> bool:
     """Pung when the hand after it (and its best discard) is nearer ready than now."""
-    tile = state.hand.window.tile
+    tile = _window_tile(state)
     counts = list(know.counts)
     before = A.hand_shanten(counts, know.sets, know.rules)
     counts[tile] -= 2
     return A.hand_shanten(counts, know.sets - 1, know.rules) < before
 
 
-def _discard_choice(know: Knowledge, choices: list[dict]) -> dict:
+def _discard_choice(know: Knowledge, choices: list[dict[str, Any]]) -> dict[str, Any]:
     tiles = [kind(c["tile"]) for c in choices]
     if len(tiles) == 1:
         return choices[0]
@@ -179,7 +188,7 @@ def _discard_choice(know: Knowledge, choices: list[dict]) -> dict:
     return {"action": "discard", "tile": name(options[0].tile)}
 
 
-def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple:
+def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple[Any, ...]:
     """扣点点: a ready hand that cannot declare (no wait worth 6+, K-2) counts as one step further;
     against a declared hand, when not ready, safe tiles first (K-8: an unready discarder pays all)."""
     shanten = o.shanten
