@@ -8,9 +8,12 @@ from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from events import initialise_store, open_store
+from events import connections_for, initialise_store, open_store
 
-from . import config, correspondence, pages, problems
+from . import config, correspondence, pages, problems, tables
+from .clock import SystemClock
+from .deadlines import Decisions
+from .notify import DeliverySettings, Notifier, Webhooks
 from .jsonio import OrjsonProvider
 from .play import MatchService
 from .repository import MatchRepository
@@ -59,7 +62,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     api = TilefoldApi(app)
     for blp in blueprints():
         api.register_blueprint(blp)
-    correspondence.install(app)  # deadlines, standing orders, webhooks (docs/API.md)
+    correspondence.install(app)  # settles overdue move deadlines before a request (docs/API.md)
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     app.before_request(_refuse_oversized_streams)
     return app
@@ -76,8 +79,19 @@ def _refuse_oversized_streams() -> None:
         request.stream.read(1)
 
 
-def _service(settings: Mapping[str, Any]) -> MatchService:
+def _service(settings: dict[str, Any]) -> MatchService:
+    """The application service over the configured store, with correspondence play's parts."""
     options = {"synchronous": settings["SYNCHRONOUS"]}
     path = settings["DATABASE"]
     store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
-    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), settings["BOT_DELAY"])
+    connections = connections_for(store, settings["SYNCHRONOUS"])
+    tables.migrate(connections)
+    clock = settings.get("CLOCK") or SystemClock()
+    settings["CLOCK"] = clock
+    webhooks = Webhooks(connections)
+    delivery = DeliverySettings(timeout=settings["WEBHOOK_TIMEOUT"], attempts=settings["WEBHOOK_ATTEMPTS"],
+                                backoff=settings["WEBHOOK_BACKOFF"], poll=settings["WEBHOOK_POLL"],
+                                allow_private=settings["WEBHOOK_ALLOW_PRIVATE"])
+    notifier = Notifier(store, connections, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
+    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), decisions=Decisions(connections),
+                        webhooks=webhooks, notifier=notifier, clock=clock, bot_delay=settings["BOT_DELAY"])

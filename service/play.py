@@ -1,6 +1,7 @@
 """Match use cases: create, join, fill with bots, act, run bots, deal hands, event feeds."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import time
@@ -9,17 +10,19 @@ from typing import Any, NamedTuple, Optional
 
 import engine
 from engine.options import normalise
-from events import AppendResult, ConcurrencyError
+from events import AppendResult, ConcurrencyError, canonical_json
 
-from . import room as rooms
+from . import correspondence, orders, room as rooms
+from .clock import Clock, iso
+from .deadlines import Decisions
+from .notify import Notifier, Webhooks, new_secret
 from .problems import ApiError
-from .repository import Loaded, MatchRepository
+from .repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
 log = logging.getLogger(__name__)
 JOIN_ATTEMPTS = 20
 DEFAULT_BOT_LEVEL = "normal"  # POST /bots without a level (engine.bot.LEVELS)
 ADVANCE_LIMIT = 100_000
-PROBE_VERSION = 2**62  # never a real version: an append there only looks up an idempotency key
 
 
 @dataclass(frozen=True)
@@ -40,19 +43,37 @@ class Written(NamedTuple):
 
 
 class MatchService:
-    """The application layer between HTTP views and the engine/event store (no game rules here)."""
+    """The one application layer between HTTP views and the engine/event store (no game rules here).
 
-    def __init__(self, repo: MatchRepository, bot_delay: float = 0.0) -> None:
+    Every append of a match is written with its `Effects` in the same transaction: the pending
+    decisions' deadlines and the webhook notices it causes (correspondence.plan computes them from
+    the match before and after the append). Deadlines are settled by `settle` (before a request
+    naming the match) and `tick` (every match, `tilefold tick`); notices are delivered by `notifier`.
+    """
+
+    def __init__(self, repo: MatchRepository, *, decisions: Decisions, webhooks: Webhooks, notifier: Notifier,
+                 clock: Clock, bot_delay: float = 0.0) -> None:
         self.repo = repo
+        self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
+        self.clock = clock
         self.bot_delay = bot_delay
 
+    def now(self) -> str:
+        return iso(self.clock.now())
+
     # -- rooms ------------------------------------------------------------------
-    def create(self, variant: str, options: Optional[dict]) -> tuple[str, str, Loaded]:
-        """A new match (options validated by the engine); returns (id, owner token, match)."""
+    def create(self, variant: str, options: Optional[dict],
+               deadline_seconds: Optional[int] = None) -> tuple[str, str, Loaded]:
+        """A new match (options validated by the engine); returns (id, owner token, match).
+
+        `deadline_seconds` (correspondence play: time per decision) goes into its match_created event.
+        """
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
         event = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
                  "owner_token_hash": rooms.token_hash(owner_token)}
+        if deadline_seconds is not None:
+            event["deadline_seconds"] = deadline_seconds
         self.repo.append(match_id, 0, [event])
         return match_id, owner_token, self.repo.load(match_id)
 
@@ -92,24 +113,80 @@ class MatchService:
                 raise ApiError(409, "match_full", "every seat is taken")
             joined = {"type": rooms.SEAT_JOINED, "seat": seat, "name": name or f"Bot {seat + 1}", "bot": bot,
                       "token_hash": token_hash}
-            events = [{**joined, "level": level} if bot else joined]
+            events: list[dict] = [{**joined, "level": level} if bot else joined]
+            state = loaded.state
             if seat == rooms.SEATS - 1:
-                events += self._start_events(loaded)
+                started, state = self._start_events(loaded)
+                events += started
             try:
-                self.repo.append_on(loaded, events)
+                self._append(loaded, events, state)
                 return seat
             except ConcurrencyError:
                 continue
         raise ApiError(503, "busy", "too many simultaneous joins, retry", {"Retry-After": "1"})
 
     @staticmethod
-    def _start_events(loaded: Loaded) -> list[dict]:
-        """start_match then the first start_hand (seat 0, the first to join, deals first: K-11)."""
+    def _start_events(loaded: Loaded) -> tuple[list[dict], Any]:
+        """start_match then the first start_hand (seat 0, the first to join, deals first: K-11), and
+        the state after them."""
         start = {"action": "start_match", "variant": loaded.room.variant,
                  "options": loaded.room.options, "first_dealer": 0}
-        started = engine.decide(loaded.state, start)
-        state = engine.fold(started, loaded.state)
-        return started + engine.decide(state, _deal_command())
+        started, state = engine.step(loaded.state, start)
+        dealt, state = engine.step(state, _deal_command())
+        return started + dealt, state
+
+    # -- settings of a match (correspondence play) ----------------------------------
+    def set_orders(self, match_id: str, seat: int, auto_pass: bool, auto_discard: bool) -> Loaded:
+        """Replace a seat's standing orders (an `orders_set` event); they apply at once."""
+        event = {"type": rooms.ORDERS_SET, "seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard}
+        return self._append_service_event(match_id, event)
+
+    def set_spectating(self, match_id: str, enabled: bool) -> Loaded:
+        """Turn the public view, feed and stream on or off (a `spectating_set` event)."""
+        return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, "enabled": enabled})
+
+    def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
+        """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
+        secret = new_secret() if url is not None else None
+        row = self.webhooks.writer(stream_of(match_id), seat, url, secret, self.now())
+        event = {"type": rooms.WEBHOOK_SET, "seat": seat, "registered": url is not None}
+        loaded = self._append_service_event(match_id, event, Effects(writes=(row,)))
+        if url is not None:
+            self.notifier.ensure_worker()
+        return secret, loaded
+
+    def _append_service_event(self, match_id: str, event: dict, effects: Effects = NO_EFFECTS) -> Loaded:
+        """Append one service event at the latest version (retrying on conflicts), then advance."""
+        for _ in range(JOIN_ATTEMPTS):
+            loaded = self.repo.load(match_id)
+            if loaded.over:
+                raise ApiError(409, "match_over", "the match is over")
+            try:
+                self._append(loaded, [event], loaded.state, effects=effects)
+                return self.advance(match_id)
+            except ConcurrencyError:
+                continue
+        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
+
+    # -- appending --------------------------------------------------------------
+    def _append(self, loaded: Loaded, events: list[dict], state: Any, key: Optional[str] = None,
+                fingerprint: Optional[str] = None, own: Optional[int] = None,
+                effects: Effects = NO_EFFECTS) -> AppendResult:
+        """Append `events` on `loaded` (`state`: the engine state after them) with what they cause
+        in the same transaction: the pending decisions' deadlines and the webhook notices."""
+        effects = effects + self._consequences(loaded, events, state)
+        result = self.repo.append_on(loaded, events, state, key, fingerprint, own, effects)
+        if effects.notices and not result.replayed:
+            self.notifier.wake()
+        return result
+
+    def _consequences(self, loaded: Loaded, events: list[dict], state: Any) -> Effects:
+        """correspondence.plan for this append (never fails an action over a notice)."""
+        try:
+            return correspondence.plan(loaded, events, state, self.now())
+        except Exception:  # noqa: BLE001 - logged; the action itself stands
+            log.exception("planning deadlines/notices for %s failed", loaded.match_id)
+            return NO_EFFECTS
 
     # -- play -------------------------------------------------------------------
     def act(self, match_id: str, seat: int, command: dict, expected_version: Optional[int],
@@ -118,13 +195,17 @@ class MatchService:
         """Decide and append one seat's command, then let bots and the dealer move.
 
         `loaded` is the match as the caller just loaded it (saves a read; a stale one only conflicts).
+        `fingerprint` tells a retry of the same request under `idempotency_key` from another one
+        (by default the seat, command and expected version).
         """
         key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
+        if key is not None and fingerprint is None:
+            fingerprint = command_fingerprint(seat, {**command, "expected_version": expected_version})
         try:
             loaded = loaded or self.repo.load(match_id)
             acted = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
         except (ApiError, engine.IllegalAction):
-            prior = self._prior_result(match_id, key, fingerprint)
+            prior = None if key is None else self.repo.prior_result(match_id, key, fingerprint)
             if prior is None:
                 raise
             acted = Acted(prior, None)
@@ -148,39 +229,28 @@ class MatchService:
         if expected_version is not None and expected_version != loaded.version:
             raise version_conflict(loaded.version)
         events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
-        follow, state = self._follow_ups(loaded, events, state, key is not None and fingerprint is None)
+        follow, state = self._follow_ups(loaded, events, state)
         try:
-            result = self.repo.append_on(loaded, events + follow, state, key, fingerprint, own=len(events))
+            result = self._append(loaded, events + follow, state, key, fingerprint, own=len(events))
         except ConcurrencyError as exc:
             raise version_conflict(exc.current_version) from None
         return Acted(result, None if result.replayed else events)
 
-    def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any, alone: bool) -> tuple[list[dict], Any]:
+    def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any) -> tuple[list[dict], Any]:
         """The bot moves after a seat's `events`, appended with them (one transaction).
 
         `state` is the match after `events`. They stop at the next deal (advance() deals, as on a
-        retry after a crash). None with a bot delay (bots then move one by one) or when `alone`
-        (the store fingerprints a keyed append without a fingerprint by its events: bot moves
-        must not be part of it).
+        retry after a crash). None with a bot delay (bots then move one by one).
         """
-        if self.bot_delay or alone:
+        if self.bot_delay:
             return [], state
         after = replace(loaded, version=loaded.version + len(events), state=state)
         follow, end = self._automatic_events(after, deals=False)
         return follow, (end if follow else state)
 
-    def _prior_result(self, match_id: str, key: Optional[str], fingerprint: Optional[str]) -> Optional[AppendResult]:
-        """The first result for a retried Idempotency-Key, or None (nothing is ever written)."""
-        if key is None:
-            return None
-        probe = [{"type": "idempotency_probe"}]
-        try:
-            return self.repo.append(match_id, PROBE_VERSION, probe, key, fingerprint)
-        except ConcurrencyError:
-            return None
-
     def advance(self, match_id: str, start: Optional[Loaded] = None) -> Loaded:
-        """Deal new hands and play every bot decision until a human must decide (or the end).
+        """Deal new hands and play every automatic decision (bots, standing orders, overdue
+        deadlines) until a human must decide (or the end).
 
         The decisions are computed in memory and appended in one transaction (one fsync); a
         concurrent append makes the whole batch be recomputed on the new state. With a bot
@@ -194,13 +264,13 @@ class MatchService:
             if not events:
                 return loaded
             try:
-                self.repo.append_on(loaded, events, state)
+                self._append(loaded, events, state)
             except ConcurrencyError:
                 continue
         return self.repo.load(match_id)
 
     def _automatic_events(self, loaded: Loaded, deals: bool = True) -> tuple[list[dict], Any]:
-        """Every deal (unless not `deals`) and bot decision from `loaded` on, and the state after them."""
+        """Every deal (unless not `deals`) and automatic decision from `loaded` on, and the state after them."""
         events: list[dict] = []
         for _ in range(ADVANCE_LIMIT):
             command = self._automatic_command(loaded)
@@ -219,9 +289,9 @@ class MatchService:
             loaded = replace(loaded, version=loaded.version + len(new), state=state)
         return events, loaded.state
 
-    @staticmethod
-    def _automatic_command(loaded: Loaded) -> Optional[dict]:
-        """The next command nobody human has to choose: a deal, or a bot's decision."""
+    def _automatic_command(self, loaded: Loaded) -> Optional[dict]:
+        """The next command nobody human has to choose: a deal, a bot's decision, then a standing
+        order or an overdue decision's default (orders.automatic)."""
         if not loaded.started or loaded.over:
             return None
         state = loaded.state
@@ -230,7 +300,43 @@ class MatchService:
         for seat in engine.pending_seats(state):
             if loaded.room.is_bot(seat):
                 return {**engine.bot_action(state, seat, loaded.room.bot_level(seat)), "seat": seat}
-        return None
+        overdue: list[int] = []
+        if loaded.room.deadline_seconds:
+            overdue = self.decisions.overdue(stream_of(loaded.match_id), loaded.version, self.now())
+        return orders.automatic(loaded, overdue)
+
+    # -- deadlines (correspondence play) ----------------------------------------------
+    def settle(self, match_id: str) -> bool:
+        """Take every overdue decision of the match (then bots and deals go on); True if any was due."""
+        cached = self.repo.cache.get(match_id)
+        if cached is not None and not cached.room.deadline_seconds:
+            return False  # fixed at creation: a match without move deadlines never has any due
+        if not self.decisions.any_overdue(stream_of(match_id), self.now()):
+            return False
+        self.advance(match_id)
+        return True
+
+    def tick(self) -> dict:
+        """Settle every overdue decision of every match, then deliver the due notices."""
+        settled = 0
+        for stream in self.decisions.due_streams(self.now()):
+            try:
+                settled += self.settle(stream[len(STREAM_PREFIX):])
+            except Exception:  # noqa: BLE001 - one broken match must not stop the others
+                log.exception("settling %s failed", stream)
+        delivered = 0
+        while True:
+            attempted = self.notifier.deliver_due()
+            delivered += attempted
+            if attempted == 0:
+                break
+        return {"matches_settled": settled, "notices_attempted": delivered}
+
+    def deadlines_for(self, loaded: Loaded) -> list[dict]:
+        """Each pending decision's start and deadline ([] without move deadlines)."""
+        if not loaded.room.deadline_seconds or not loaded.started or loaded.over:
+            return []
+        return self.decisions.for_view(stream_of(loaded.match_id), engine.pending_seats(loaded.state))
 
     # -- reading ----------------------------------------------------------------
     def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
@@ -239,6 +345,11 @@ class MatchService:
         who: Any = "all" if loaded.over else viewer
         items = [public_event(e, who) for e in self.repo.read(match_id, after, until=loaded.version)]
         return loaded, items
+
+
+def command_fingerprint(seat: int, body: dict) -> str:
+    """SHA-256 of the canonical JSON of a seat's request (seat included: keys are per seat)."""
+    return hashlib.sha256(canonical_json({"seat": seat, "body": body}).encode("utf-8")).hexdigest()
 
 
 def public_event(stored, viewer: Any) -> dict:

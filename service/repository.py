@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import engine
 from events import AppendResult, EventStore, NewEvent, StoredEvent
@@ -50,6 +50,24 @@ def to_engine_event(stored: StoredEvent) -> dict[str, Any]:
 def engine_events(stored: Iterable[StoredEvent]) -> list[dict[str, Any]]:
     """Only the engine's events (service events never reach engine.fold)."""
     return [to_engine_event(e) for e in stored if e.type not in rooms.SERVICE_EVENT_TYPES]
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What an append writes besides its events, in the same transaction (correspondence play).
+
+    `notices`: webhook notices (outbox rows); `writes`: the service's own rows that describe the
+    match after the append (its pending decisions, a seat's webhook), each `write(conn)`.
+    """
+
+    notices: tuple[dict, ...] = ()
+    writes: tuple[Callable[[Any], None], ...] = ()
+
+    def __add__(self, other: "Effects") -> "Effects":
+        return Effects(self.notices + other.notices, self.writes + other.writes)
+
+
+NO_EFFECTS = Effects()
 
 
 class StateCache:
@@ -115,23 +133,29 @@ class MatchRepository:
 
     def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]],
                idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-               own: Optional[int] = None) -> AppendResult:
-        """Append to the match's stream; `own`: see EventStore.append (the result covers those)."""
-        extra = {} if own is None else {"own": own}
+               own: Optional[int] = None, effects: Effects = NO_EFFECTS) -> AppendResult:
+        """Append to the match's stream, with its `effects` in the same transaction; `own`: see
+        EventStore.append (the result covers those)."""
         return self.store.append(stream_of(match_id), expected_version,
                                  [to_new_event(e) for e in events],
-                                 idempotency_key, request_fingerprint=fingerprint, **extra)
+                                 idempotency_key, request_fingerprint=fingerprint, own=own,
+                                 outbox=effects.notices or None, extra=_run_all(effects.writes))
+
+    def prior_result(self, match_id: str, idempotency_key: str, fingerprint: Optional[str]) -> Optional[AppendResult]:
+        """The first result stored under an idempotency key of this match (replayed=True), or None;
+        IdempotencyMismatch when the key was used with another request."""
+        return self.store.idempotent_result(idempotency_key, stream_of(match_id), fingerprint)
 
     def append_on(self, loaded: Loaded, events: list[dict[str, Any]], state: Any = None,
                   idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-                  own: Optional[int] = None) -> AppendResult:
+                  own: Optional[int] = None, effects: Effects = NO_EFFECTS) -> AppendResult:
         """Append on top of `loaded`, then cache the match folded in memory (no re-read, no re-fold).
 
         `state` is the engine state after `events` when the caller already has it. The append only
         succeeds at exactly `loaded.version`, so the folded result is the match at the new version;
         the cache never moves backwards, so a newer state cached by a racing request is kept.
         """
-        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint, own)
+        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint, own, effects)
         if not result.replayed and result.first_version == loaded.version + 1:
             self.cache.put(_folded(loaded, events, state, loaded.version + len(events)))
         return result
@@ -149,12 +173,28 @@ class MatchRepository:
         return [s[len(STREAM_PREFIX):] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]
 
 
-def _folded(loaded: Loaded, events: list[dict[str, Any]], state: Any, version: int) -> Loaded:
-    """`loaded` with freshly appended events applied (service events to the room, the rest to the engine)."""
-    room = loaded.room
+def room_after(room: rooms.Room, events: list[dict[str, Any]]) -> rooms.Room:
+    """The room with the service events among `events` (dicts, as appended) applied."""
     for event in events:
         if event["type"] in rooms.SERVICE_EVENT_TYPES:
             room = rooms.evolve(room, event["type"], to_new_event(event).payload)
+    return room
+
+
+def _run_all(writes: tuple[Callable[[Any], None], ...]) -> Optional[Callable[[Any], None]]:
+    """One `extra(conn)` running every write in order (None when there is none)."""
+    if not writes:
+        return None
+
+    def run(conn: Any) -> None:
+        for write in writes:
+            write(conn)
+    return run
+
+
+def _folded(loaded: Loaded, events: list[dict[str, Any]], state: Any, version: int) -> Loaded:
+    """`loaded` with freshly appended events applied (service events to the room, the rest to the engine)."""
+    room = room_after(loaded.room, events)
     if state is None:
         fresh = [e for e in events if e["type"] not in rooms.SERVICE_EVENT_TYPES]
         state = engine.fold(fresh, loaded.state) if fresh else loaded.state

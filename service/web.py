@@ -1,16 +1,13 @@
 """Request helpers shared by the blueprints: the service, bearer tokens, ETags, fingerprints."""
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Optional
 
 from flask import current_app, request
 
-from events import canonical_json
-
 from . import room as rooms
-from .play import MatchService
+from .play import MatchService, command_fingerprint
 from .problems import ApiError
 from .repository import Loaded
 
@@ -78,7 +75,7 @@ def none_match(version: int) -> bool:
 
 def fingerprint(seat: int, body: dict) -> str:
     """SHA-256 of the canonical JSON of the request (seat included: keys are per seat)."""
-    return hashlib.sha256(canonical_json({"seat": seat, "body": body}).encode("utf-8")).hexdigest()
+    return command_fingerprint(seat, body)
 
 
 def idempotency_key() -> Optional[str]:

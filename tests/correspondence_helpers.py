@@ -73,6 +73,7 @@ class Receiver:
 
     def __init__(self, port: int = 0):
         self.mode, self.received, self.lock = "ok", [], threading.Lock()
+        self.hang_seconds = 3.0
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -80,7 +81,7 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 mode = receiver.mode
                 if mode == "hang":
-                    time.sleep(3)
+                    time.sleep(receiver.hang_seconds)
                 status = 500 if mode == "fail" else 200
                 with receiver.lock:
                     receiver.received.append({"status": status, "body": body, "headers": dict(self.headers)})

@@ -1,11 +1,9 @@
 """A seat's standing orders (auto pass, auto discard) and the owner's spectating switch."""
 from __future__ import annotations
 
-from .. import room as rooms
-from ..correspondence import service
 from ..repository import Loaded
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
-from ..web import bearer_token, require_token, seat_for
+from ..web import bearer_token, require_token, seat_for, service
 from . import Blueprint, bearer, errors
 
 blp = Blueprint("orders", __name__, url_prefix="/api/matches",
@@ -31,9 +29,7 @@ def put_orders(data, match_id):
     """Replace the caller's standing orders (an `orders_set` event); they apply at once."""
     svc = service()
     seat = seat_for(svc.repo.load(match_id), require_token())
-    event = {"type": rooms.ORDERS_SET, "seat": seat, "auto_pass": data["auto_pass"],
-             "auto_discard": data["auto_discard"]}
-    return _orders(svc.append_service_event(match_id, event), seat)
+    return _orders(svc.set_orders(match_id, seat, data["auto_pass"], data["auto_discard"]), seat)
 
 
 def _orders(loaded: Loaded, seat: int) -> dict:
@@ -51,5 +47,5 @@ def put_spectating(data, match_id):
     """Owner only: turn the public view, feed and stream on or off (a `spectating_set` event)."""
     svc = service()
     svc.check_owner(svc.repo.load(match_id), bearer_token())
-    loaded = svc.append_service_event(match_id, {"type": rooms.SPECTATING_SET, "enabled": data["enabled"]})
+    loaded = svc.set_spectating(match_id, data["enabled"])
     return {"spectating": loaded.room.spectating, "version": loaded.version}

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import engine
 
-from ..correspondence import require_spectating, service
+from ..correspondence import require_spectating
 from ..presenters import status
 from ..schemas import EventsQuerySchema
 from ..schemas_correspondence import SpectateEventsSchema, SpectateViewSchema
 from ..stream import SPECTATOR, items_for
+from ..web import service
 from . import Blueprint, errors
 
 blp = Blueprint("spectate", __name__, url_prefix="/api/matches",
