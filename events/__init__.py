@@ -25,20 +25,10 @@ def initialise_store(target: str, **options: Any):
     return (PostgresEventStore if is_postgres_url(target) else EventStore).initialise(target, **options)
 
 
-def connections_for(store: Any, synchronous: str = "DURABLE"):
-    """Connections-style access (read/write/query with fn(conn, db), `?` placeholders) to the
-    store's database, for the service's own tables: SQLite's Connections, or PostgreSQL's adapter."""
-    if isinstance(store, PostgresEventStore) or getattr(store, "dialect", "sqlite") == "postgresql":
-        from .postgres import PgConnections
-        return PgConnections(store)
-    from .connection import Connections
-    return Connections(store.path, synchronous=synchronous)
-
-
 __all__ = [
     "AppendResult", "ConcurrencyError", "EventStore", "EventStoreError", "IdempotencyMismatch",
     "NewEvent", "OutboxItem", "PostgresEventStore", "Problem", "Registry", "StorageUnavailable",
-    "StoredEvent", "UpcastError", "canonical_json", "compute_hash", "connections_for", "default_registry",
+    "StoredEvent", "UpcastError", "canonical_json", "compute_hash", "default_registry",
     "initialise_store",
     "is_postgres_url", "open_store", "verify_chain",
 ]

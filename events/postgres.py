@@ -26,6 +26,7 @@ from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
 from .pg_schema import FEED_LIMIT, create_schema
 from .registry import Registry, default_registry
+from .side_tables import create_side_tables
 from .store import (EventLike, EventStore, _check_expected, _check_stream, _fingerprint, _head_problems,
                     _own_part, _position_problems, _row_hash, iso, utc_now)
 
@@ -103,6 +104,7 @@ class PostgresEventStore:
         store = cls(url, **options)
         with store._connection() as conn:
             create_schema(conn)
+        create_side_tables(store)
         return store
 
     # -- connections ------------------------------------------------------------
@@ -554,45 +556,6 @@ class _AppendSource:
     def wait(self, timeout: float) -> None:
         self.heard.wait(timeout)
         self.heard.clear()
-
-
-class PgConnections:
-    """events.connection.Connections' interface (read/write/query with fn(conn, db)) over a
-    PostgresEventStore: how the service's own tables reach PostgreSQL (`events.connections_for`)."""
-
-    dialect = "postgresql"
-
-    def __init__(self, store: PostgresEventStore) -> None:
-        self.store = store
-        self.path = store.url
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return self.store.query(sql, params)
-
-    def write(self, fn: Callable[[PgConnection, Any], Any]) -> Any:
-        return self.store.write(lambda conn: fn(conn, _Rows(conn)))
-
-    read = write
-
-    def execute_alone(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.store.write(lambda conn: conn.execute(sql, params).rowcount)
-
-    def discard(self) -> None:
-        pass
-
-
-class _Rows:
-    """The `db` argument for Connections-style callbacks: db.query(sql, params) yields dicts."""
-
-    dialect = "postgresql"
-
-    def __init__(self, conn: PgConnection) -> None:
-        self.conn = conn
-
-    def query(self, sql: str, params: Sequence[Any] = ()):
-        cursor = self.conn.execute(sql, params)
-        names = [column.name for column in cursor.description or ()]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
 class _Borrowed:

@@ -15,6 +15,7 @@ from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .registry import Registry, default_registry, validate_type_name
 from .schema import HEAD_TRIGGERS, create_schema
+from .side_tables import create_side_tables
 
 EventLike = Union[NewEvent, Mapping[str, Any]]
 MAX_STREAM_NAME = 200
@@ -55,6 +56,7 @@ class EventStore:
         """Create the schema (idempotent; call once at start-up) and return a store."""
         store = cls(path, **options)
         create_schema(store._db)
+        create_side_tables(store)
         return store
 
     def close(self) -> None:
@@ -234,13 +236,15 @@ class EventStore:
                            r["attempts"], r["next_attempt_at"]) for r in rows]
 
     def outbox_mark_delivered(self, item_id: int, delivered_at: Union[datetime, str, None] = None) -> None:
-        """Record that outbox row item_id was delivered."""
+        """Record that outbox row item_id was delivered (its lease ends)."""
         when = iso(delivered_at) if delivered_at is not None else utc_now()
-        self._execute("UPDATE outbox SET delivered_at = ? WHERE id = ?", [when, item_id])
+        self._ensure_claim_column()
+        self._execute("UPDATE outbox SET delivered_at = ?, claimed_until = NULL WHERE id = ?", [when, item_id])
 
     def outbox_mark_failed(self, item_id: int, next_attempt_at: Union[datetime, str]) -> None:
-        """Count a failed delivery of item_id and schedule the next attempt."""
-        sql = "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?"
+        """Count a failed delivery of item_id and schedule the next attempt (its lease ends)."""
+        sql = "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, claimed_until = NULL WHERE id = ?"
+        self._ensure_claim_column()
         self._execute(sql, [iso(next_attempt_at), item_id])
 
     # -- meta key/value ---------------------------------------------------------

@@ -8,9 +8,9 @@ from flask import Flask, request
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from events import connections_for, initialise_store, open_store
+from events import initialise_store, open_store
 
-from . import config, correspondence, pages, problems, tables
+from . import config, correspondence, pages, problems
 from .clock import SystemClock
 from .deadlines import Decisions
 from .notify import DeliverySettings, Notifier, Webhooks
@@ -84,14 +84,12 @@ def _service(settings: dict[str, Any]) -> MatchService:
     options = {"synchronous": settings["SYNCHRONOUS"]}
     path = settings["DATABASE"]
     store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
-    connections = connections_for(store, settings["SYNCHRONOUS"])
-    tables.migrate(connections)
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock
-    webhooks = Webhooks(connections)
+    webhooks = Webhooks(store)
     delivery = DeliverySettings(timeout=settings["WEBHOOK_TIMEOUT"], attempts=settings["WEBHOOK_ATTEMPTS"],
                                 backoff=settings["WEBHOOK_BACKOFF"], poll=settings["WEBHOOK_POLL"],
                                 allow_private=settings["WEBHOOK_ALLOW_PRIVATE"])
-    notifier = Notifier(store, connections, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
-    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), decisions=Decisions(connections),
+    notifier = Notifier(store, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
+    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), decisions=Decisions(store),
                         webhooks=webhooks, notifier=notifier, clock=clock, bot_delay=settings["BOT_DELAY"])

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 import engine
-from events.connection import Connections
 
-from .clock import iso, later
+from .clock import later
 
 
 def new_decisions(before_state: Any, after_state: Any, engine_events: Iterable[dict]) -> tuple[list[int], list[int]]:
@@ -24,21 +23,24 @@ def new_decisions(before_state: Any, after_state: Any, engine_events: Iterable[d
 
 
 class Decisions:
-    """Reads and writes the `tf_decisions` rows."""
+    """Reads and writes the `tf_decisions` rows (events/side_tables.py) through the event store."""
 
-    def __init__(self, connections: Connections) -> None:
-        self.db = connections
+    def __init__(self, store: Any) -> None:
+        self.store = store
 
     @staticmethod
     def writer(stream: str, pending: list[int], new: list[int], now: str, deadline_seconds: Optional[int],
-               version: int) -> Callable:
-        """`extra(conn)` for the append: rows for exactly the seats pending after it."""
+               version: int) -> Callable[[Any], None]:
+        """`write(conn)` for the append: rows for exactly the seats pending after it."""
         due = later(now, deadline_seconds) if deadline_seconds else None
 
-        def write(conn) -> None:
-            marks = ",".join("?" * len(pending))
-            keep = f" AND seat NOT IN ({marks})" if pending else ""  # PostgreSQL refuses an empty IN ()
-            conn.execute(f"DELETE FROM tf_decisions WHERE stream = ?{keep}", [stream, *pending])
+        def write(conn: Any) -> None:
+            if pending:
+                marks = ",".join("?" * len(pending))
+                conn.execute(f"DELETE FROM tf_decisions WHERE stream = ? AND seat NOT IN ({marks})",
+                             [stream, *pending])
+            else:
+                conn.execute("DELETE FROM tf_decisions WHERE stream = ?", [stream])
             for seat in pending:
                 if seat in new:
                     conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
@@ -53,28 +55,24 @@ class Decisions:
 
     def rows(self, stream: str) -> list[dict]:
         sql = "SELECT seat, since, due_at, version FROM tf_decisions WHERE stream = ? ORDER BY seat"
-        return [dict(zip(("seat", "since", "due_at", "version"), row)) for row in self.db.query(sql, [stream])]
+        return [dict(zip(("seat", "since", "due_at", "version"), row)) for row in self.store.query(sql, [stream])]
 
     def overdue(self, stream: str, version: int, now: str) -> list[int]:
         """Seats whose decision, as of `version`, was due at `now` or earlier."""
         sql = ("SELECT seat FROM tf_decisions WHERE stream = ? AND version = ? AND due_at IS NOT NULL "
                "AND due_at <= ? ORDER BY seat")
-        return [r[0] for r in self.db.query(sql, [stream, version, now])]
+        return [r[0] for r in self.store.query(sql, [stream, version, now])]
 
     def any_overdue(self, stream: str, now: str) -> bool:
         sql = "SELECT 1 FROM tf_decisions WHERE stream = ? AND due_at IS NOT NULL AND due_at <= ? LIMIT 1"
-        return bool(self.db.query(sql, [stream, now]))
+        return bool(self.store.query(sql, [stream, now]))
 
     def due_streams(self, now: str) -> list[str]:
         sql = "SELECT DISTINCT stream FROM tf_decisions WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY stream"
-        return self.db.read(lambda conn, db: [r[0] for r in conn.execute(sql, [now])])
+        return [r[0] for r in self.store.query(sql, [now])]
 
     def for_view(self, stream: str, pending: Iterable[int]) -> list[dict]:
         """Each pending decision's start and deadline (ISO-8601 UTC; deadline null without a limit)."""
         wanted = set(pending)
         return [{"seat": r["seat"], "pending_since": r["since"], "deadline": r["due_at"]}
                 for r in self.rows(stream) if r["seat"] in wanted]
-
-
-def now_iso(clock) -> str:
-    return iso(clock.now())

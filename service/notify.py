@@ -1,7 +1,7 @@
 """Webhook notices: computed at append time, written to the outbox in the same transaction,
 delivered (HMAC-SHA256 signed) by a lazy per-process daemon thread or by `tilefold tick`.
 
-Delivery claims a row atomically (`outbox.claimed_until`, a lease) so no notice is ever being
+Delivery claims a row atomically (the store's `outbox_claim`, a lease) so no notice is ever being
 delivered twice at once, retries with exponential backoff up to a bounded number of attempts,
 and never runs inside a request: an action is never slowed down or failed by a receiver.
 """
@@ -19,12 +19,10 @@ import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 from urllib.parse import urlsplit
 
 import engine
-from events import EventStore
-from events.connection import Connections
 
 from .clock import iso, later
 
@@ -94,15 +92,15 @@ def encode(notice: dict) -> bytes:
 
 
 class Webhooks:
-    """The `tf_webhooks` rows (URL and secret per match stream and seat)."""
+    """The `tf_webhooks` rows (URL and secret per match stream and seat), through the event store."""
 
-    def __init__(self, connections: Connections) -> None:
-        self.db = connections
+    def __init__(self, store: Any) -> None:
+        self.store = store
 
     @staticmethod
-    def writer(stream: str, seat: int, url: Optional[str], secret: Optional[str], now: str):
-        """`extra(conn)` registering (url given) or removing a seat's webhook with its event."""
-        def write(conn) -> None:
+    def writer(stream: str, seat: int, url: Optional[str], secret: Optional[str], now: str) -> Callable[[Any], None]:
+        """`write(conn)` registering (url given) or removing a seat's webhook with its event."""
+        def write(conn: Any) -> None:
             conn.execute("DELETE FROM tf_webhooks WHERE stream = ? AND seat = ?", [stream, seat])
             if url is not None:
                 conn.execute("INSERT INTO tf_webhooks (stream, seat, url, secret, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -111,11 +109,11 @@ class Webhooks:
 
     def get(self, stream: str, seat: int) -> Optional[dict]:
         sql = "SELECT url, secret FROM tf_webhooks WHERE stream = ? AND seat = ?"
-        rows = self.db.read(lambda conn, db: list(db.query(sql, [stream, seat])))
-        return rows[0] if rows else None
+        rows = self.store.query(sql, [stream, seat])
+        return {"url": rows[0][0], "secret": rows[0][1]} if rows else None
 
     def any(self) -> bool:
-        return self.db.read(lambda conn, db: conn.execute("SELECT 1 FROM tf_webhooks LIMIT 1").fetchone() is not None)
+        return bool(self.store.query("SELECT 1 FROM tf_webhooks LIMIT 1"))
 
 
 # -- notices ------------------------------------------------------------------------
@@ -158,9 +156,9 @@ class DeliverySettings:
 class Notifier:
     """Delivers due outbox notices; one lazy daemon worker thread per process."""
 
-    def __init__(self, store: EventStore, connections: Connections, webhooks: Webhooks, clock,
-                 settings: DeliverySettings, worker: bool = True) -> None:
-        self.store, self.db, self.webhooks, self.clock = store, connections, webhooks, clock
+    def __init__(self, store: Any, webhooks: Webhooks, clock: Any, settings: DeliverySettings,
+                 worker: bool = True) -> None:
+        self.store, self.webhooks, self.clock = store, webhooks, clock
         self.settings, self.worker_enabled = settings, worker
         self._wake = threading.Event()
         self._worker_pid: Optional[int] = None
@@ -201,22 +199,14 @@ class Notifier:
         for item in self.store.outbox_pending(now, limit):
             if not isinstance(item.payload, dict) or "notice_id" not in item.payload:
                 continue
-            if not self._claim(item.id, now):
-                continue
+            if not self.store.outbox_claim(item.id, now, later(now, LEASE_SECONDS)):
+                continue  # another worker is delivering it
             attempted += 1
             self._deliver(item)
         return attempted
 
-    def _claim(self, item_id: int, now: str) -> bool:
-        until = later(now, LEASE_SECONDS)
-        sql = ("UPDATE outbox SET claimed_until = ? WHERE id = ? AND delivered_at IS NULL "
-               "AND (claimed_until IS NULL OR claimed_until < ?)")
-        return self.db.write(lambda conn, db: conn.execute(sql, [until, item_id, now]).rowcount == 1)
-
-    def _release(self, item_id: int) -> None:
-        self.db.write(lambda conn, db: conn.execute("UPDATE outbox SET claimed_until = NULL WHERE id = ?", [item_id]))
-
-    def _deliver(self, item) -> None:
+    def _deliver(self, item: Any) -> None:
+        """Post one claimed notice; marking it delivered or failed ends the lease."""
         notice = item.payload
         hook = self.webhooks.get(item.stream, notice["seat"])
         if hook is None:  # unregistered since: nothing to deliver
@@ -235,7 +225,6 @@ class Notifier:
             else:
                 delay = min(self.settings.max_backoff, self.settings.backoff * 2 ** (attempts - 1))
                 self.store.outbox_mark_failed(item.id, later(self.clock.now(), delay))
-        self._release(item.id)
 
     def _post(self, url: str, secret: str, body: bytes, item_id: int) -> Optional[str]:
         request = urllib.request.Request(url, data=body, method="POST", headers={

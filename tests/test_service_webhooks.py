@@ -50,12 +50,11 @@ def play_one_action(t: App, match_id: str, token: str, rng: random.Random):
 
 
 def undelivered(t: App) -> int:
-    conn = t.svc.decisions.db
-    return conn.read(lambda c, db: c.execute("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL").fetchone()[0])
+    return t.svc.repo.store.query("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL")[0][0]
 
 
 def all_notices(t: App) -> list[dict]:
-    return t.svc.decisions.db.read(lambda c, db: [json.loads(r[0]) for r in c.execute("SELECT payload FROM outbox")])
+    return [json.loads(r[0]) for r in t.svc.repo.store.query("SELECT payload FROM outbox")]
 
 
 def wait_for(predicate, seconds=15.0):
@@ -168,8 +167,7 @@ def test_delivery_gives_up_after_bounded_attempts(tmp_path):
     for _ in range(6):
         t.clock.advance(HOUR)
         t.svc.tick()
-    rows = t.svc.decisions.db.read(lambda c, db: c.execute(
-        "SELECT attempts, delivered_at FROM outbox").fetchall())
+    rows = t.svc.repo.store.query("SELECT attempts, delivered_at FROM outbox")
     assert rows and all(attempts == 3 and delivered is None for attempts, delivered in rows)
     assert t.svc.notifier.deliver_due() == 0
 

@@ -1,0 +1,41 @@
+"""Tables the service keeps beside its streams, created with the store's schema on either backend.
+
+* `tf_decisions`: one row per pending decision of a match with move deadlines: since when it is
+  pending (by the service's clock), when it is due, and the stream version the row describes;
+  rewritten in the same transaction as every append of the match (`append(..., extra=...)`).
+* `tf_webhooks`: a seat's webhook URL and its HMAC signing secret (never in the event stream).
+
+The statements are portable (SQLite and PostgreSQL): the service reaches these tables only
+through a store's `query(sql, params)` / `write(fn)` and `extra(conn)`, with `?` placeholders.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_decisions (
+        stream  TEXT    NOT NULL,
+        seat    INTEGER NOT NULL,
+        since   TEXT    NOT NULL,
+        due_at  TEXT,
+        version INTEGER NOT NULL,
+        PRIMARY KEY (stream, seat))""",
+    "CREATE INDEX IF NOT EXISTS tf_decisions_due ON tf_decisions (due_at)",
+    """CREATE TABLE IF NOT EXISTS tf_webhooks (
+        stream     TEXT    NOT NULL,
+        seat       INTEGER NOT NULL,
+        url        TEXT    NOT NULL,
+        secret     TEXT    NOT NULL,
+        created_at TEXT    NOT NULL,
+        PRIMARY KEY (stream, seat))""",
+]
+
+
+def create_side_tables(store: Any) -> None:
+    """Create the side tables if missing (idempotent; one transaction)."""
+    def create(conn: Any) -> None:
+        if getattr(store, "dialect", "sqlite") == "postgresql":  # nodes starting together migrate one at a time
+            conn.execute("SELECT pg_advisory_xact_lock(7017002)")
+        for statement in DDL:
+            conn.execute(statement)
+    store.write(create)
