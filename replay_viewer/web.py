@@ -10,7 +10,7 @@ from flask import Response, render_template, request
 from flask_smorest import Blueprint
 
 from engine import variants as engine_variants
-from service import audit
+from service import match_log
 from service import room as rooms
 from service.problems import ApiError
 from service.web import bearer_token, service
@@ -74,12 +74,12 @@ def frames(match_id):
 
 def _frames_body(loaded, perspective) -> bytes:
     stored = service().repo.read(loaded.match_id, 0, until=loaded.version)
-    out = build_frames(stored, perspective, audit.service_types())
+    out = build_frames(stored, perspective, match_log.service_types())
     out.update({
         "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
         "status": "over" if loaded.over else "playing", "version": loaded.version,
-        "seats": loaded.room.public_seats(), "names": audit.pattern_names(),
+        "seats": loaded.room.public_seats(), "names": match_log.pattern_names(),
         "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
-        "imported": audit.import_record(service().repo, loaded.match_id) is not None,
+        "imported": match_log.import_record(service().repo, loaded.match_id) is not None,
     })
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

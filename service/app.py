@@ -18,7 +18,7 @@ from .jsonio import OrjsonProvider
 from .play import MatchService
 from .repository import MatchRepository
 from .schemas import ProblemSchema
-from .views import blueprints
+from .routes import blueprints
 
 OPENAPI = {
     "API_TITLE": "Tilefold", "API_VERSION": "1", "OPENAPI_VERSION": "3.0.3",

@@ -100,29 +100,70 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-# -- export / verify / import (docs/AUDIT.md; the work is in service/audit.py) ---------------
+# -- export / verify / import (docs/AUDIT.md; the work is in service/match_log.py) ---------------
 def _log_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="match id (export) or log file, '-' = stdin (verify, import)")
     parser.add_argument("--format", choices=("ndjson", "json", "text"), default="ndjson", help="export format")
     parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
 
 
+def _repo(db: Optional[str]) -> Any:
+    """A MatchRepository on `db` (default: the configured database), its schema created if missing."""
+    from events import initialise_store
+
+    from .config import from_env
+    from .repository import MatchRepository
+
+    return MatchRepository(initialise_store(db or from_env()["DATABASE"]))
+
+
 @command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
 def export_log(args: argparse.Namespace) -> int:
-    from .audit import run_export
-    return run_export(args)
+    from .match_log import export
+    from .problems import ApiError
+
+    try:
+        body, _ = export(_repo(args.db), args.target, args.format)
+    except ApiError as exc:
+        print(f"tilefold export: {exc.detail}", file=sys.stderr)
+        return 1
+    sys.stdout.write(body)
+    return 0
 
 
 @command("verify", "audit an exported ndjson log: hash chain, seeds, every action and settlement", _log_args)
 def verify_log(args: argparse.Namespace) -> int:
-    from .audit import run_verify
-    return run_verify(args)
+    from .match_log import LogError, parse_log, verify_rows
+
+    try:
+        rows = parse_log(_read(args.target))
+    except (OSError, LogError) as exc:
+        print(f"FAIL: cannot read the log: {exc}")
+        return 2
+    verdict = verify_rows(rows)
+    print(verdict.text())
+    return 0 if verdict.ok else 1
 
 
 @command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
 def import_log(args: argparse.Namespace) -> int:
-    from .audit import run_import
-    return run_import(args)
+    from .match_log import LogError, import_rows, parse_log
+    from .problems import ApiError
+    from .room import new_match_id
+
+    try:
+        rows = parse_log(_read(args.target))
+        match_id = new_match_id()
+        verdict = import_rows(_repo(args.db), rows, match_id)
+    except (OSError, LogError) as exc:
+        print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
+        return 2
+    except ApiError as exc:
+        print(f"tilefold import: rejected: {exc.detail}", file=sys.stderr)
+        return 1
+    print(verdict.text())
+    print(match_id)
+    return 0
 
 
 # -- tick (correspondence play: service/correspondence.py) -------------------------------
@@ -134,8 +175,19 @@ def _tick_args(parser: argparse.ArgumentParser) -> None:
 
 @command("tick", "settle every overdue move deadline in every match and deliver due webhook notices", _tick_args)
 def tick(args: argparse.Namespace) -> int:
-    from .correspondence import run_tick
-    return run_tick(args)
+    """Print one JSON line per pass (`svc.tick()`): once, or every `--every` seconds."""
+    import time
+
+    from .app import create_app
+
+    if args.db:
+        os.environ["TILEFOLD_DB"] = args.db
+    svc = create_app({"WEBHOOK_WORKER": False}).extensions["tilefold"]
+    while True:
+        print(json.dumps(svc.tick()), flush=True)
+        if not args.every:
+            return 0
+        time.sleep(args.every)
 
 
 # -- copy (moving a deployment between SQLite and PostgreSQL: events/copy.py) -----------------

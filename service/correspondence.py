@@ -71,21 +71,3 @@ def require_spectating(loaded: Loaded) -> None:
     if not loaded.room.spectating and not loaded.over:
         raise ApiError(403, "spectating_disabled", "the owner has turned spectating off for this match")
 
-
-def run_tick(args: Any) -> int:
-    """`tilefold tick [--db FILE] [--every SECONDS]`: print one JSON line per pass."""
-    import json
-    import os
-    import time
-
-    from .app import create_app
-
-    if args.db:
-        os.environ["TILEFOLD_DB"] = args.db
-    app = create_app({"WEBHOOK_WORKER": False})
-    svc = app.extensions["tilefold"]
-    while True:
-        print(json.dumps(svc.tick()), flush=True)
-        if not args.every:
-            return 0
-        time.sleep(args.every)

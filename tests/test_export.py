@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from service import audit as service_audit
+from service import match_log as service_audit
 from service.cli import main
 from test_audit_support import finished_match, first, open_match, rehash, rows_of
 

@@ -143,8 +143,8 @@ def test_vanished_players_match_ends_by_tick_alone(t, variant):
     human_moves = [e for e in decided if first_of_batch[e.recorded_at] is e]
     assert human_moves and all(e.payload.get("reason") == "timeout" for e in human_moves)
     # the log still audits: every timeout was a legal default
-    from service import audit
-    verdict = audit.verify_rows(t.svc.repo.store.export_rows(f"match-{match_id}"))
+    from service import match_log
+    verdict = match_log.verify_rows(t.svc.repo.store.export_rows(f"match-{match_id}"))
     assert verdict.ok, verdict.text()
 
 

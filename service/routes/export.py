@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Response, current_app, request
 
-from .. import audit
+from .. import match_log
 from .. import room as rooms
 from ..presenters import summary
 from ..problems import ApiError
@@ -16,13 +16,13 @@ DEFAULT_IMPORT_LIMIT = 16 * 1024 * 1024
 
 
 @blp.route("/<match_id>/export", methods=["GET"])
-@blp.doc(parameters=[{"in": "query", "name": "format", "schema": {"type": "string", "enum": list(audit.FORMATS)}}])
+@blp.doc(parameters=[{"in": "query", "name": "format", "schema": {"type": "string", "enum": list(match_log.FORMATS)}}])
 @blp.alt_response(200, description="ndjson (one stored row a line), json or a readable text log", success=True)
 @errors(blp, 400, 404, 409, 503)
 def export_match(match_id):
     """The log of a finished match (409 while it is in play); ndjson rows are exactly as stored."""
     fmt = request.args.get("format", "ndjson")
-    body, mimetype = audit.export(service().repo, match_id, fmt)
+    body, mimetype = match_log.export(service().repo, match_id, fmt)
     ext = {"ndjson": "ndjson", "json": "json", "text": "txt"}[fmt]
     headers = {"Content-Disposition": f'inline; filename="tilefold-{match_id}.{ext}"'}
     return Response(body, mimetype=mimetype, headers=headers)
@@ -36,11 +36,11 @@ def import_match():
     request.max_content_length = current_app.config.get("MAX_IMPORT_BYTES", DEFAULT_IMPORT_LIMIT)
     text = request.get_data(as_text=True)
     try:
-        rows = audit.parse_log(text)
-    except audit.LogError as exc:
+        rows = match_log.parse_log(text)
+    except match_log.LogError as exc:
         raise ApiError(400, "invalid_log", str(exc)) from None
     repo = service().repo
     match_id = rooms.new_match_id()
-    verdict = audit.import_rows(repo, rows, match_id)
+    verdict = match_log.import_rows(repo, rows, match_id)
     body = {"id": match_id, "verdict": verdict.text(), "match": summary(repo.load(match_id), table=False)}
     return body, 201, {"Location": f"/api/matches/{match_id}"}
