@@ -41,9 +41,28 @@ def serve(args: argparse.Namespace) -> int:
     initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
     options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
                "worker_class": "gthread", "timeout": args.timeout, "accesslog": None,
-               "graceful_timeout": 10, "worker_tmp_dir": _memory_dir()}
-    GunicornApp(options).run()
+               "graceful_timeout": 10, "worker_tmp_dir": _memory_dir(),
+               # gunicorn >= 25.1 opens a control socket at one fixed path per user
+               # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
+               "control_socket_disable": True}
+    print(banner(settings["DATABASE"], args.bind), flush=True)
+    gunicorn_app(options).run()
     return 0
+
+
+def banner(database: str, bind: str) -> str:
+    """Where this server keeps its matches and where to reach it (printed by `tilefold serve`)."""
+    from urllib.parse import urlsplit
+
+    if "://" in database:  # a PostgreSQL URL: never print its password
+        parts = urlsplit(database)
+        where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    else:
+        where = os.path.abspath(database)
+    base = "http://" + bind
+    return (f"tilefold: database {where}\n"
+            f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
+            f"tilefold: pages    {base}/replay/<match id>  (the replay of a match)")
 
 
 def _memory_dir() -> Optional[str]:
@@ -51,26 +70,22 @@ def _memory_dir() -> Optional[str]:
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 
-def _gunicorn_base():
+def gunicorn_app(options: dict[str, Any]) -> Any:
+    """gunicorn with the Flask app built in each worker (the schema already exists); settings this
+    gunicorn does not know (an older one has no control socket) are left out."""
     from gunicorn.app.base import BaseApplication
-    return BaseApplication
 
+    class GunicornApp(BaseApplication):  # gunicorn ships no type hints: an Any base
+        def load_config(self) -> None:
+            for key, value in options.items():
+                if value is not None and key in self.cfg.settings:
+                    self.cfg.set(key, value)
 
-class GunicornApp(_gunicorn_base()):
-    """gunicorn with the Flask app built in each worker (the schema already exists)."""
+        def load(self) -> Any:
+            from .app import create_app
+            return create_app({"INIT_DB": False})
 
-    def __init__(self, options: dict[str, Any]) -> None:
-        self.options = options
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self.options.items():
-            if value is not None:
-                self.cfg.set(key, value)
-
-    def load(self):
-        from .app import create_app
-        return create_app({"INIT_DB": False})
+    return GunicornApp()
 
 
 # -- score ------------------------------------------------------------------------

@@ -1,22 +1,42 @@
-"""House rules enforced: engine/ stays pure, every module has a one-line docstring."""
+"""House rules enforced: engine/ stays pure, the packages import one way only, every module has a docstring.
+
+The arrows: service → engine, events (and replay_viewer's frames); replay_viewer → engine; events → nothing
+of ours; engine → nothing at all (no I/O, no clock, no randomness but the seeded shuffle).
+"""
 
 import ast
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FORBIDDEN = {"flask", "marshmallow", "sqlite3", "sqlite_utils", "events", "service", "secrets", "time",
-             "datetime", "random", "apispec", "flask_smorest"}
+FORBIDDEN = {"flask", "marshmallow", "sqlite3", "sqlite_utils", "events", "service", "replay_viewer", "secrets",
+             "time", "datetime", "random", "apispec", "flask_smorest", "psycopg", "psycopg_pool"}
+OURS = {"engine", "events", "service", "replay_viewer", "bench", "tests"}
 
 
-def _imports(path: pathlib.Path) -> set[str]:
+def _modules(path: pathlib.Path) -> set[str]:
+    """Every absolute module name the file imports, anywhere in it (lazy imports too), in full."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
     return names
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    return {name.split(".")[0] for name in _modules(path)}
+
+
+def _package_imports(package: str) -> dict[str, set[str]]:
+    """file -> the top-level packages it imports (of any package's files)."""
+    return {str(p.relative_to(ROOT)): _imports(p) for p in (ROOT / package).rglob("*.py")}
+
+
+def _offenders(package: str, forbidden: set[str]) -> dict[str, list[str]]:
+    return {path: sorted(names & forbidden) for path, names in _package_imports(package).items() if names & forbidden}
 
 
 def test_engine_imports_nothing_impure():
@@ -26,9 +46,33 @@ def test_engine_imports_nothing_impure():
 
 
 def test_events_never_import_engine_or_service_or_flask():
-    bad = {"engine", "service", "flask", "marshmallow"}
-    offenders = {str(p): sorted(_imports(p) & bad) for p in (ROOT / "events").rglob("*.py") if _imports(p) & bad}
-    assert offenders == {}
+    assert _offenders("events", OURS - {"events"} | {"flask", "marshmallow"}) == {}
+
+
+def test_engine_imports_none_of_our_other_packages():
+    assert _offenders("engine", OURS - {"engine"}) == {}
+
+
+def test_service_imports_engine_and_events_never_the_other_way():
+    assert _offenders("service", {"bench", "tests"}) == {}
+    for package in ("engine", "events"):
+        assert _offenders(package, {"service"}) == {}, package
+
+
+def test_service_uses_the_event_store_only_through_its_public_surface():
+    """No events.connection, no schema module: connections, DDL, SQL dialects and leases are the store's."""
+    internal = {"events.connection", "events.schema", "events.pg_schema", "events.side_tables", "events.postgres",
+                "events.store"}
+    private = {str(p.relative_to(ROOT)): sorted(_modules(p) & internal) for p in (ROOT / "service").rglob("*.py")}
+    assert {path: names for path, names in private.items() if names} == {}
+
+
+def test_service_writes_no_sql_of_the_event_store_tables():
+    """The outbox, events and idempotency tables are events/' own: service/ has no UPDATE/INSERT/DELETE on them."""
+    pattern = re.compile(r"\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(outbox|events|idempotency|stream_heads|meta)\b", re.I)
+    found = {str(p.relative_to(ROOT)): pattern.findall(p.read_text(encoding="utf-8"))
+             for p in (ROOT / "service").rglob("*.py")}
+    assert {path: hits for path, hits in found.items() if hits} == {}
 
 
 def test_every_module_starts_with_a_docstring():

@@ -175,7 +175,7 @@ def test_tokens_are_never_logged(app, api, caplog):
 
 
 def test_gunicorn_access_log_never_includes_authorization():
-    from service.cli import GunicornApp
+    from service.cli import gunicorn_app
 
     options = {"bind": "127.0.0.1:0", "workers": 1, "threads": 1, "worker_class": "gthread",
                "timeout": 5, "accesslog": None}
@@ -183,7 +183,7 @@ def test_gunicorn_access_log_never_includes_authorization():
 
     argv, sys.argv = sys.argv, ["tilefold"]
     try:
-        cfg = GunicornApp(options).cfg
+        cfg = gunicorn_app(options).cfg
     finally:
         sys.argv = argv
     assert "authorization" not in cfg.access_log_format.lower()
