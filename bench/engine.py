@@ -95,7 +95,8 @@ def bench_waits() -> None:
             h[next(k for k in range(34) if h[k])] -= 1
             tenpai.append(h)
         for label, hands in (("random", random_hands), ("ready", tenpai)):
-            rate = _median_rate(lambda: sum(1 for h in hands if waits(h, wilds, seven_pairs=True) or True))
+            rate = _median_rate(lambda hands=hands, wilds=wilds: sum(
+                1 for h in hands if waits(h, wilds, seven_pairs=True) or True))
             print(f"  wilds={wilds} {label:8s} {rate:12,.0f}")
 
 

@@ -396,7 +396,9 @@ def line(name: str, runs: list[tuple]) -> float:
     rate = _median([_rate(run) for run in runs])
     latencies = [value for run in runs for value in run[1]]
     ops = sum(run[0] for run in runs)
-    per_op = (lambda index: _median([1000 * run[index] / run[0] for run in runs if run[0]]))
+
+    def per_op(index: int) -> float:
+        return _median([1000 * run[index] / run[0] for run in runs if run[0]])
     print(f"{name:<30} {rate:8.1f}/s   p50 {1000 * percentile(latencies, 0.5):7.2f} ms   "
           f"p99 {1000 * percentile(latencies, 0.99):7.2f} ms   (rounds {', '.join(f'{_rate(r):.0f}' for r in runs)}; "
           f"{ops} ops; CPU per op: server {per_op(3):.2f} ms, client {per_op(4):.2f} ms)")

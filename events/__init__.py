@@ -4,7 +4,7 @@ Two backends behind one contract: EventStore (one SQLite file, the embedded defa
 PostgresEventStore (one PostgreSQL database shared by several service nodes). `open_store` and
 `initialise_store` pick one from the target: a postgresql:// URL, else a SQLite path.
 """
-from typing import Any
+from typing import Any, Union
 
 from .chain import Problem, canonical_json, compute_hash, verify_chain
 from .errors import (ConcurrencyError, EventStoreError, IdempotencyMismatch, StorageUnavailable,
@@ -15,12 +15,12 @@ from .registry import Registry, default_registry
 from .store import EventStore
 
 
-def open_store(target: str, **options: Any):
+def open_store(target: str, **options: Any) -> Union[EventStore, PostgresEventStore]:
     """A store on `target` (postgresql://... → PostgresEventStore, anything else → SQLite file)."""
     return (PostgresEventStore if is_postgres_url(target) else EventStore)(target, **options)
 
 
-def initialise_store(target: str, **options: Any):
+def initialise_store(target: str, **options: Any) -> Union[EventStore, PostgresEventStore]:
     """open_store after creating the schema if missing (idempotent; safe for racing nodes)."""
     return (PostgresEventStore if is_postgres_url(target) else EventStore).initialise(target, **options)
 

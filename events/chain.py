@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Iterable, Mapping, NamedTuple
 
 HASHED_FIELDS = ("stream", "version", "type", "schema_version", "payload", "recorded_at")
@@ -82,6 +82,7 @@ def _verify_one_stream(stream: str, rows: list[Mapping[str, Any]]) -> list[Probl
             problems.append(Problem(stream, _int_or(version, expected), "malformed", "row lacks fields"))
             expected += 1
             continue
+        version = row["version"]
         sequence_ok = _check_sequence(stream, version, expected, problems)
         _check_hash(stream, row, prev_hash, sequence_ok, problems)
         prev_hash, expected = row["hash"], version + 1
@@ -99,7 +100,8 @@ def _check_sequence(stream: str, version: int, expected: int, problems: list[Pro
     return False
 
 
-def _check_hash(stream, row, prev_hash, sequence_ok, problems) -> None:
+def _check_hash(stream: str, row: Mapping[str, Any], prev_hash: str, sequence_ok: bool,
+                problems: list[Problem]) -> None:
     try:
         recomputed = compute_hash(prev_hash, row)
     except (TypeError, ValueError) as exc:

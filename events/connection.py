@@ -45,7 +45,7 @@ def error_code(exc: BaseException) -> Optional[int]:
     """Primary SQLite result code of exc (from sqlite_errorcode or, failing that, the message)."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code & 0xFF
+        return int(code) & 0xFF
     text = str(exc).lower()
     if any(m in text for m in BUSY_MESSAGES):
         return SQLITE_BUSY
@@ -143,16 +143,17 @@ class Connections:
         """Run fn inside a deferred (snapshot) read transaction, retrying on SQLITE_BUSY."""
         return self._transaction("BEGIN", fn)
 
-    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+    def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         """The rows of ONE statement run on its own (autocommit: one consistent snapshot), retrying on BUSY.
 
         No BEGIN/COMMIT around it: a single statement is already atomic; use read() for several.
         """
-        return self._transaction(None, lambda conn, db: conn.execute(sql, params).fetchall())
+        rows: list[tuple[Any, ...]] = self._transaction(None, lambda conn, db: conn.execute(sql, params).fetchall())
+        return rows
 
     def execute_alone(self, sql: str, params: Any = ()) -> int:
         """Run ONE writing statement on its own (autocommit: atomic and durable), retrying on BUSY; its lastrowid."""
-        last = self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
+        last: int = self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
         self._sync_wal()
         return last
 
@@ -174,7 +175,7 @@ class Connections:
             raise StorageUnavailable(f"event storage unavailable: the write-ahead log could not be synced "
                                      f"to disk ({type(exc).__name__}: {exc})") from exc
 
-    def _transaction(self, begin: Optional[str], fn: Callable) -> Any:
+    def _transaction(self, begin: Optional[str], fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
         for attempt in range(MAX_ATTEMPTS):
             conn, db = self.get()
             try:
@@ -221,7 +222,7 @@ class WalSync:
         self._cond = threading.Condition()
         self._started = self._done = 0
         self._running = False
-        self._directory_synced_for: Optional[tuple] = None  # (device, inode, header) of that WAL
+        self._directory_synced_for: Optional[tuple[int, int, bytes]] = None  # (device, inode, header) of that WAL
 
     @classmethod
     def of(cls, path: str) -> "WalSync":
@@ -298,5 +299,6 @@ def _unavailable(exc: BaseException) -> StorageUnavailable:
     code = error_code(exc)
     if code in (SQLITE_BUSY, SQLITE_LOCKED):  # SQLite's own text says "locked": keep it out
         return StorageUnavailable(f"event storage unavailable: still busy after {MAX_ATTEMPTS} attempts")
-    reason = FAULT_CODES.get(code, "SQLite could not open or use the database")
+    reason = FAULT_CODES.get(code, "SQLite could not open or use the database") if code is not None else (
+        "SQLite could not open or use the database")
     return StorageUnavailable(f"event storage unavailable: {reason} ({type(exc).__name__}: {exc})")

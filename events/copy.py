@@ -61,9 +61,9 @@ def copy_store(source: Any, destination: Any, *, page: int = PAGE,
     return report
 
 
-def _runs(rows: list[dict]) -> list[tuple[str, list[dict]]]:
+def _runs(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     """Consecutive rows of one stream, in feed order."""
-    out: list[tuple[str, list[dict]]] = []
+    out: list[tuple[str, list[dict[str, Any]]]] = []
     for row in rows:
         if out and out[-1][0] == row["stream"]:
             out[-1][1].append(row)
@@ -83,7 +83,7 @@ def _copy_side_tables(source: Any, destination: Any, tables: dict) -> int:
         marks = ", ".join("?" * len(columns))
         sql = f"INSERT INTO {table} ({names}) VALUES ({marks}) ON CONFLICT ({', '.join(keys)}) DO NOTHING"
 
-        def write(conn, rows=rows, sql=sql) -> None:
+        def write(conn: Any, rows: list[tuple[Any, ...]] = rows, sql: str = sql) -> None:
             for row in rows:
                 conn.execute(sql, list(row))
         if rows:

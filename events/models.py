@@ -10,7 +10,7 @@ class NewEvent:
     """An event to append; schema_version None means the type's registered current version."""
 
     type: str
-    payload: dict
+    payload: dict[str, Any]
     schema_version: Optional[int] = None
 
 
@@ -23,7 +23,7 @@ class StoredEvent:
     position: int
     type: str
     schema_version: int
-    payload: dict
+    payload: dict[str, Any]
     recorded_at: str
     hash: str
 
@@ -39,6 +39,8 @@ class AppendResult:
     replayed: bool = field(default=False, compare=False)
     #: the rows' recorded_at, when this append wrote them (not kept for idempotent replays)
     recorded_at: Optional[str] = field(default=None, compare=False)
+    #: the hash of the last row written, when this append wrote them (a backend's head cache)
+    last_hash: Optional[str] = field(default=None, compare=False)
 
     @property
     def first_position(self) -> int:

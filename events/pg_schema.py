@@ -6,6 +6,8 @@ sequence and its lock are the one piece that is not (docs/STORE.md, "PostgreSQL"
 """
 from __future__ import annotations
 
+from typing import Any
+
 #: an advisory lock id for schema creation (two nodes starting at once must not both CREATE)
 SCHEMA_LOCK = 7_017_001
 
@@ -103,7 +105,7 @@ FEED_LIMIT = "(pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT << 20)"
 TABLES = ("events", "stream_heads", "idempotency", "outbox", "meta")
 
 
-def create_schema(conn) -> None:
+def create_schema(conn: Any) -> None:
     """Create every table, the append function and the trigger, under an advisory lock (autocommit conn)."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])

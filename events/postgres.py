@@ -27,8 +27,8 @@ from .models import AppendResult, OutboxItem, StoredEvent
 from .pg_schema import FEED_LIMIT, create_schema
 from .registry import Registry, default_registry
 from .side_tables import create_side_tables
-from .store import (EventLike, EventStore, _check_expected, _check_stream, _fingerprint, _head_problems,
-                    _own_part, _position_problems, _row_hash, iso, utc_now)
+from .store import (EventLike, _check_expected, _check_stream, _fingerprint, _head_problems,
+                    _own_part, _position_problems, _row_hash, iso, prepare_event, stored_event, utc_now)
 
 log = logging.getLogger(__name__)
 ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorded_at, hash"
@@ -60,16 +60,16 @@ class PgConnection:
 
     _translated: dict[str, str] = {}
 
-    def __init__(self, conn) -> None:
+    def __init__(self, conn: Any) -> None:
         self.raw = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = ()):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         text = self._translated.get(sql)
         if text is None:
             text = self._translated.setdefault(sql, sql.replace("%", "%%").replace("?", "%s"))
         return self.raw.execute(text, list(params))
 
-    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]):
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> Any:
         cursor = self.raw.cursor()
         cursor.executemany(sql.replace("%", "%%").replace("?", "%s"), [list(p) for p in seq])
         return cursor
@@ -79,8 +79,12 @@ class PostgresEventStore:
     """Append-only, hash-chained event streams in one PostgreSQL schema, shared by many nodes."""
 
     dialect = "postgresql"
-    _prepare = EventStore._prepare
-    _to_stored = EventStore._to_stored
+
+    def _prepare(self, event: EventLike) -> dict[str, Any]:
+        return prepare_event(self.registry, event)
+
+    def _to_stored(self, row: tuple[Any, ...]) -> StoredEvent:
+        return stored_event(self.registry, row)
 
     def __init__(self, url: str, *, registry: Optional[Registry] = None, pool_size: int = 10,
                  synchronous: Optional[str] = None, **_sqlite_only: Any) -> None:
@@ -88,7 +92,7 @@ class PostgresEventStore:
         self.registry = registry if registry is not None else default_registry
         self.pool_size = pool_size
         self.synchronous = synchronous
-        self._pool = None
+        self._pool: Any = None
         self._pool_pid: Optional[int] = None
         self._pool_lock = threading.Lock()
         self._watchers: list[Watcher] = []
@@ -108,7 +112,7 @@ class PostgresEventStore:
         return store
 
     # -- connections ------------------------------------------------------------
-    def pool(self):
+    def pool(self) -> Any:
         """This process's connection pool (a forked child opens its own)."""
         if self._pool is None or self._pool_pid != os.getpid():
             with self._pool_lock:
@@ -120,7 +124,7 @@ class PostgresEventStore:
                     self._pool_pid = os.getpid()
         return self._pool
 
-    def _connection(self):
+    def _connection(self) -> "_Borrowed":
         return _Borrowed(self)
 
     def close(self) -> None:
@@ -133,10 +137,11 @@ class PostgresEventStore:
         if pool is not None and self._pool_pid == os.getpid():
             pool.close()
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of one statement (autocommit), `?` placeholders."""
         with self._connection() as conn:
-            return PgConnection(conn).execute(sql, params).fetchall()
+            rows: list[tuple[Any, ...]] = PgConnection(conn).execute(sql, params).fetchall()
+            return rows
 
     def write(self, fn: Callable[[PgConnection], Any]) -> Any:
         """Run fn(conn) in one transaction (committed when it returns, rolled back if it raises)."""
@@ -212,7 +217,7 @@ class PostgresEventStore:
                              [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
         return result, written
 
-    def _append_alone(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
+    def _append_alone(self, stream: str, expected: int, rows: list[dict[str, Any]]) -> AppendResult:
         """Append in ONE statement (autocommit): one round trip and one commit when the head is
         known — a new stream (expected 0) or the head this process last wrote or read — else the
         head is read first. tf_append checks (version, hash) against the row itself, so a stale
@@ -231,15 +236,17 @@ class PostgresEventStore:
         self._announce(stream, result.last_version)
         return result
 
-    def _read_head(self, conn, stream: str, expected: int) -> tuple[int, str]:
+    def _read_head(self, conn: Any, stream: str, expected: int) -> tuple[int, str]:
         row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
         current, prev_hash = row if row else (0, "")
         if current != expected:
             raise ConcurrencyError(stream, expected, current)
         return current, prev_hash
 
-    def _remember_head(self, stream: str, version: int, hash_: str) -> None:
+    def _remember_head(self, stream: str, version: int, hash_: Optional[str]) -> None:
         """Cache a stream's head as last written or read here (bounded; a stale entry costs a retry)."""
+        if hash_ is None:
+            return
         if len(self._heads) > HEAD_CACHE:
             self._heads.clear()
         known = self._heads.get(stream)
@@ -250,7 +257,7 @@ class PostgresEventStore:
         """Append already-hashed rows (an export of another store, in version order) keeping their
         recorded_at and hashes; rows at or below the stream's head are skipped (so a copy resumes).
         Returns how many rows were written. Rows of one recorded_at go in one append."""
-        written, batch = 0, []
+        written, batch = 0, list[Mapping[str, Any]]()
         for row in rows:
             if batch and row["recorded_at"] != batch[-1]["recorded_at"]:
                 written += self._import_batch(stream, batch)
@@ -314,24 +321,24 @@ class PostgresEventStore:
         with self._connection() as conn:
             mark = self._high_water_mark(conn)
             sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > %s AND position < %s ORDER BY position"
-            params: list = [after_position, mark]
+            params: list[Any] = [after_position, mark]
             if limit is not None:
                 sql, params = sql + " LIMIT %s", params + [int(limit)]
             rows = conn.execute(sql, params).fetchall()
         return [self._to_stored(row) for row in rows]
 
     @staticmethod
-    def _high_water_mark(conn) -> int:
+    def _high_water_mark(conn: Any) -> int:
         """A position below which every transaction has ended, at or above the last committed event
         (waiting briefly for transactions that began before it)."""
         for attempt in range(25):
             mark, top = conn.execute(f"SELECT {FEED_LIMIT}, (SELECT max(position) FROM events)").fetchone()
             if top is None or top < mark:
-                return mark
+                return int(mark)
             time.sleep(0.002 * (attempt + 1))
-        return mark
+        return int(mark)
 
-    def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
+    def _select_events(self, sql: str, params: list[Any], limit: Optional[int]) -> list[StoredEvent]:
         if limit is not None:
             sql, params = sql + " LIMIT %s", params + [int(limit)]
         with self._connection() as conn:
@@ -425,7 +432,7 @@ class PostgresEventStore:
         sql = ("UPDATE outbox SET claimed_until = %s WHERE id = %s AND delivered_at IS NULL "
                "AND (claimed_until IS NULL OR claimed_until < %s)")
         with self._connection() as conn:
-            return conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1
+            return bool(conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
 
     def outbox_claim_due(self, now: Any, until: Any, limit: int = 50) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease): each is handed to ONE caller on
@@ -493,7 +500,7 @@ class PostgresEventStore:
         while self._listener_pid == me:
             try:
                 with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
-                    schema = conn.execute("SELECT current_schema()").fetchone()[0]
+                    schema = (conn.execute("SELECT current_schema()").fetchone() or ("public",))[0]
                     conn.execute(f'LISTEN "tf_{schema}"')
                     ready.set()
                     if lost:
@@ -564,9 +571,9 @@ class _Borrowed:
 
     def __init__(self, store: PostgresEventStore) -> None:
         self.store = store
-        self.context = None
+        self.context: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         import psycopg
         from psycopg_pool import PoolTimeout
 
@@ -576,7 +583,7 @@ class _Borrowed:
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({type(exc).__name__}: {exc})") from exc
 
-    def __exit__(self, kind, exc, tb):
+    def __exit__(self, kind: Any, exc: Optional[BaseException], tb: Any) -> None:
         import psycopg
 
         try:
@@ -586,10 +593,10 @@ class _Borrowed:
                 raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({failure})") from failure
         if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, psycopg.errors.QueryCanceled):
             raise StorageUnavailable(f"event storage unavailable: PostgreSQL ({type(exc).__name__}: {exc})") from exc
-        return False
+        return None  # never swallows the exception
 
 
-def _insert(conn, stream: str, current: int, prev_hash: str, rows: list[dict]) -> AppendResult:
+def _insert(conn: Any, stream: str, current: int, prev_hash: str, rows: list[dict[str, Any]]) -> AppendResult:
     """Hash the rows after (current, prev_hash) and append them with tf_append (one statement);
     _HeadMoved when the head is not there (a racing append got in first, or a stale cached hash)."""
     recorded_at, hashes, last = utc_now(), [], prev_hash
@@ -602,12 +609,10 @@ def _insert(conn, stream: str, current: int, prev_hash: str, rows: list[dict]) -
     if first is None:
         raise _HeadMoved()
     positions = tuple(range(first, first + len(rows)))
-    result = AppendResult(stream, current + 1, current + len(rows), positions, recorded_at=recorded_at)
-    object.__setattr__(result, "last_hash", last)  # for the head cache (not part of the result's contract)
-    return result
+    return AppendResult(stream, current + 1, current + len(rows), positions, recorded_at=recorded_at, last_hash=last)
 
 
-def _prior_result(conn, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
+def _prior_result(conn: Any, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
     row = conn.execute("SELECT stream, request_hash, result FROM idempotency WHERE key = %s FOR UPDATE",
                        [key]).fetchone()
     if row is None:
@@ -619,12 +624,12 @@ def _prior_result(conn, key: str, stream: str, fingerprint: str) -> Optional[App
     return AppendResult.from_dict(json.loads(row[2]), replayed=True)
 
 
-def _row_dict(row: tuple) -> dict[str, Any]:
+def _row_dict(row: tuple[Any, ...]) -> dict[str, Any]:
     out = dict(zip(ROW_NAMES, row))
     out["payload"] = json.loads(out["payload"])
     return out
 
 
-def _outbox_item(row: tuple) -> OutboxItem:
+def _outbox_item(row: tuple[Any, ...]) -> OutboxItem:
     item_id, stream, created_at, payload, attempts, next_attempt_at = row
     return OutboxItem(item_id, stream, created_at, json.loads(payload), attempts, next_attempt_at)

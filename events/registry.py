@@ -6,7 +6,7 @@ from typing import Any, Callable
 from .errors import UpcastError
 
 MAX_TYPE_NAME = 64
-Upcaster = Callable[[dict], dict]
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def validate_type_name(type_name: Any) -> str:

@@ -110,7 +110,7 @@ class EventStore:
             self._heads_by_trigger = self._db.query(sql, list(HEAD_TRIGGERS))[0][0] == len(HEAD_TRIGGERS)
         return self._heads_by_trigger
 
-    def _append_in_one_statement(self, stream: str, expected: int, rows: list[dict]) -> AppendResult:
+    def _append_in_one_statement(self, stream: str, expected: int, rows: list[dict[str, Any]]) -> AppendResult:
         """Append as ONE multi-row INSERT in autocommit: SQLite's write lock is held only inside it.
 
         The hash chain is computed from the head read just before; the schema's triggers refuse
@@ -147,25 +147,7 @@ class EventStore:
         return AppendResult.from_dict(json.loads(row["result"]), replayed=True)
 
     def _prepare(self, event: EventLike) -> dict[str, Any]:
-        if isinstance(event, NewEvent):
-            type_name, payload, schema_version = event.type, event.payload, event.schema_version
-        elif isinstance(event, Mapping) and "type" in event and "payload" in event:
-            type_name, payload = event["type"], event["payload"]
-            schema_version = event.get("schema_version")
-        else:
-            raise ValueError(f"an event must be a NewEvent or a dict with 'type' and 'payload', got {event!r}")
-        validate_type_name(type_name)
-        if not isinstance(payload, dict):
-            raise ValueError(f"event payload must be a JSON object (dict), got {type(payload).__name__}")
-        if schema_version is None:
-            schema_version = self.registry.current_version(type_name) or 1
-        if not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 1:
-            raise ValueError(f"schema_version must be an integer >= 1, got {schema_version!r}")
-        try:
-            payload_json = canonical_json(payload)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"payload of {type_name!r} is not JSON-serialisable: {exc}") from exc
-        return {"type": type_name, "schema_version": schema_version, "payload_json": payload_json}
+        return prepare_event(self.registry, event)
 
     # -- reading --------------------------------------------------------------
     def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
@@ -178,16 +160,13 @@ class EventStore:
         sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position"
         return self._select_events(sql, [after_position], limit)
 
-    def _select_events(self, sql: str, params: list, limit: Optional[int]) -> list[StoredEvent]:
+    def _select_events(self, sql: str, params: list[Any], limit: Optional[int]) -> list[StoredEvent]:
         if limit is not None:
             sql, params = sql + " LIMIT ?", params + [int(limit)]
         return [self._to_stored(row) for row in self._db.query(sql, params)]
 
-    def _to_stored(self, row: tuple) -> StoredEvent:
-        """A row of ROW_COLUMNS (position, stream, version, type, schema_version, payload, recorded_at, hash)."""
-        position, stream, stored_version, type_name, schema_version, payload_json, recorded_at, hash_ = row
-        version, payload = self.registry.upcast(type_name, schema_version, json.loads(payload_json))
-        return StoredEvent(stream, stored_version, position, type_name, version, payload, recorded_at, hash_)
+    def _to_stored(self, row: tuple[Any, ...]) -> StoredEvent:
+        return stored_event(self.registry, row)
 
     def current_version(self, stream: str) -> int:
         """The stream's last version, 0 if it has no events."""
@@ -197,13 +176,14 @@ class EventStore:
     def streams(self) -> list[str]:
         """Every stream that has at least one event, sorted by name."""
         sql = "SELECT DISTINCT stream FROM events ORDER BY stream"
-        return self._db.read(lambda conn, db: [row["stream"] for row in db.query(sql)])
+        streams: list[str] = self._db.read(lambda conn, db: [row["stream"] for row in db.query(sql)])
+        return streams
 
     def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
         """Raw stored rows (payload as stored, not upcast) for ndjson export / verify_chain."""
         where, params = ("WHERE stream = ? ORDER BY version", [stream]) if stream else ("ORDER BY position", [])
         sql = f"SELECT {ROW_COLUMNS} FROM events {where}"
-        rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
+        rows: list[dict[str, Any]] = self._db.read(lambda conn, db: list(db.query(sql, params)))
         for row in rows:
             row["payload"] = json.loads(row["payload"])
         return rows
@@ -211,12 +191,13 @@ class EventStore:
     def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         """A page of raw rows of the global feed (payload as stored text), for `tilefold copy`."""
         sql = f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?"
-        return self._db.read(lambda conn, db: list(db.query(sql, [after_position, int(limit)])))
+        rows: list[dict[str, Any]] = self._db.read(lambda conn, db: list(db.query(sql, [after_position, int(limit)])))
+        return rows
 
     # -- integrity ------------------------------------------------------------
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
-        def snapshot(conn: sqlite3.Connection, db: Database):
+        def snapshot(conn: sqlite3.Connection, db: Database) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
             sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY version"
             heads = list(db.query("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream]))
             return list(db.query(sql, [stream])), (heads[0] if heads else None)
@@ -259,13 +240,13 @@ class EventStore:
         sql = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
         self._execute(sql, [key, canonical_json(value)])
 
-    def _execute(self, sql: str, params: list) -> None:
+    def _execute(self, sql: str, params: list[Any]) -> None:
         self._db.write(lambda conn, db: conn.execute(sql, params))
 
     # -- the backend-neutral surface the service uses (PostgresEventStore has the same) ----------
     dialect = "sqlite"
 
-    def query(self, sql: str, params: Any = ()) -> list[tuple]:
+    def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         """The rows of one statement (autocommit), `?` placeholders."""
         return self._db.query(sql, params)
 
@@ -297,7 +278,8 @@ class EventStore:
         sql = ("UPDATE outbox SET claimed_until = ? WHERE id = ? AND delivered_at IS NULL "
                "AND (claimed_until IS NULL OR claimed_until < ?)")
         self._ensure_claim_column()
-        return self._db.write(lambda conn, db: conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
+        claimed: bool = self._db.write(lambda conn, db: conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
+        return claimed
 
     def outbox_claim_due(self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease), oldest first: a claimed row is handed
@@ -314,7 +296,8 @@ class EventStore:
             return [OutboxItem(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
         self._ensure_claim_column()
-        return self._db.write(claim)
+        items: list[OutboxItem] = self._db.write(claim)
+        return items
 
     def outbox_release(self, item_id: int) -> None:
         self._ensure_claim_column()
@@ -347,7 +330,41 @@ class EventStore:
                              "DO UPDATE SET version = excluded.version, hash = excluded.hash",
                              [stream, todo[-1]["version"], todo[-1]["hash"]])
             return len(todo)
-        return self._db.write(transaction)
+        written: int = self._db.write(transaction)
+        return written
+
+
+# -- rows in and out (both backends) -----------------------------------------------
+def prepare_event(registry: Registry, event: EventLike) -> dict[str, Any]:
+    """An event to append, checked, as {type, schema_version, payload_json} (the registry's current
+    version when the event names none)."""
+    if isinstance(event, NewEvent):
+        type_name, payload, schema_version = event.type, event.payload, event.schema_version
+    elif isinstance(event, Mapping) and "type" in event and "payload" in event:
+        type_name, payload = event["type"], event["payload"]
+        schema_version = event.get("schema_version")
+    else:
+        raise ValueError(f"an event must be a NewEvent or a dict with 'type' and 'payload', got {event!r}")
+    validate_type_name(type_name)
+    if not isinstance(payload, dict):
+        raise ValueError(f"event payload must be a JSON object (dict), got {type(payload).__name__}")
+    if schema_version is None:
+        schema_version = registry.current_version(type_name) or 1
+    if not isinstance(schema_version, int) or isinstance(schema_version, bool) or schema_version < 1:
+        raise ValueError(f"schema_version must be an integer >= 1, got {schema_version!r}")
+    try:
+        payload_json = canonical_json(payload)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"payload of {type_name!r} is not JSON-serialisable: {exc}") from exc
+    return {"type": type_name, "schema_version": schema_version, "payload_json": payload_json}
+
+
+def stored_event(registry: Registry, row: tuple[Any, ...]) -> StoredEvent:
+    """A row of ROW_COLUMNS (position, stream, version, type, schema_version, payload, recorded_at, hash),
+    its payload upcast to the type's current version."""
+    position, stream, stored_version, type_name, schema_version, payload_json, recorded_at, hash_ = row
+    version, payload = registry.upcast(type_name, schema_version, json.loads(payload_json))
+    return StoredEvent(stream, stored_version, position, type_name, version, payload, recorded_at, hash_)
 
 
 # -- transaction helpers (run inside BEGIN IMMEDIATE) -----------------------------
@@ -357,18 +374,18 @@ def _head(conn: sqlite3.Connection, stream: str) -> tuple[int, str]:
     return (row[0], row[1]) if row else (0, "")
 
 
-def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict],
+def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict[str, Any]],
                   move_head: bool = True) -> AppendResult:
     """Inside a transaction: check the head, insert the rows (MAX_STATEMENT_ROWS an INSERT), and
     move the head unless the schema's triggers do."""
     current, prev_hash = _head(conn, stream)
     if current != expected:
         raise ConcurrencyError(stream, expected, current)
-    recorded_at, positions = utc_now(), []
+    recorded_at, positions = utc_now(), list[int]()
     for start in range(0, len(rows), MAX_STATEMENT_ROWS):
         chunk = rows[start:start + MAX_STATEMENT_ROWS]
         sql, params, prev_hash = _insert(stream, current + start, prev_hash, chunk, recorded_at)
-        positions += _positions(conn.execute(sql, params).lastrowid, len(chunk))
+        positions += _positions(conn.execute(sql, params).lastrowid or 0, len(chunk))
     last = current + len(rows)
     if move_head:
         conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
@@ -377,12 +394,12 @@ def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: li
     return AppendResult(stream, current + 1, last, tuple(positions), recorded_at=recorded_at)
 
 
-def _insert(stream: str, current: int, prev_hash: str, rows: list[dict], recorded_at: str) -> tuple[str, list, str]:
+def _insert(stream: str, current: int, prev_hash: str, rows: list[dict[str, Any]], recorded_at: str) -> tuple[str, list[Any], str]:
     """The multi-row INSERT of `rows` after version `current`, their hashes chained from `prev_hash`.
 
     Returns (sql, params, hash of the last row).
     """
-    params: list = []
+    params: list[Any] = []
     for version, row in enumerate(rows, start=current + 1):
         prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
         params += [stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at, prev_hash]
@@ -394,7 +411,7 @@ def _positions(last_position: int, count: int) -> tuple[int, ...]:
     return tuple(range(last_position - count + 1, last_position + 1))
 
 
-def _row_hash(prev_hash: str, stream: str, version: int, row: dict, recorded_at: str) -> str:
+def _row_hash(prev_hash: str, stream: str, version: int, row: dict[str, Any], recorded_at: str) -> str:
     return hash_new_row(prev_hash, stream, version, row["type"], row["schema_version"], row["payload_json"],
                         recorded_at)
 
@@ -431,7 +448,7 @@ def _remember(conn: sqlite3.Connection, key: str, stream: str, fingerprint: str,
                  [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
 
 
-def _fingerprint(stream: str, expected: int, rows: list[dict], outbox: list[str]) -> str:
+def _fingerprint(stream: str, expected: int, rows: list[dict[str, Any]], outbox: list[str]) -> str:
     body = {"stream": stream, "expected_version": expected, "outbox": outbox,
             "events": [[r["type"], r["schema_version"], r["payload_json"]] for r in rows]}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
@@ -448,7 +465,7 @@ def _check_expected(expected: Any) -> None:
         raise ValueError(f"expected_version must be an integer >= 0, got {expected!r}")
 
 
-def _position_problems(rows: list[dict]) -> list[Problem]:
+def _position_problems(rows: list[dict[str, Any]]) -> list[Problem]:
     problems = []
     for before, after in zip(rows, rows[1:]):
         if after["position"] <= before["position"]:
@@ -457,7 +474,7 @@ def _position_problems(rows: list[dict]) -> list[Problem]:
     return problems
 
 
-def _head_problems(stream: str, rows: list[dict], head: Optional[dict]) -> list[Problem]:
+def _head_problems(stream: str, rows: list[dict[str, Any]], head: Optional[dict[str, Any]]) -> list[Problem]:
     last_version = rows[-1]["version"] if rows else 0
     last_hash = rows[-1]["hash"] if rows else ""
     if head is None:

@@ -66,7 +66,7 @@ def score_context(ctx: WinContext) -> dict[str, Any]:
 def as_json(result: Any) -> dict[str, Any]:
     if hasattr(result, "to_dict"):
         return result.to_dict()
-    if dataclasses.is_dataclass(result):
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
         return dataclasses.asdict(result)
     return dict(result)
 

@@ -9,7 +9,7 @@ that names it.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from flask import Flask, current_app, request
 
@@ -32,7 +32,7 @@ def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effe
     fresh = [event for event in events if event["type"] not in rooms.SERVICE_EVENT_TYPES]
     pending, new = new_decisions(before.state, state_after, fresh)
     version = before.version + len(events)
-    writes = ()
+    writes: tuple[Callable[[Any], None], ...] = ()
     if room.deadline_seconds:
         writes = (Decisions.writer(stream_of(before.match_id), pending, new, now, room.deadline_seconds, version),)
     due = {seat: later(now, room.deadline_seconds) if room.deadline_seconds else None for seat in new}

@@ -192,8 +192,9 @@ def settlement_lines(event: dict, variant: str, seat_name) -> list[str]:
         lines.append("  荒庄 exhausted wall: no winner")
     else:
         win = event.get("win") or {}
+        by = str(win.get("by"))
         lines.append(f"  {seat_name(event['winner'])} 胡 wins with {tile_text(win.get('tile'))}, "
-                     f"{BY_NAMES.get(win.get('by'), win.get('by'))}")
+                     f"{BY_NAMES.get(by, by)}")
         score = (event.get("settlement") or {}).get("score") or {}
         for item in score.get("patterns") or []:
             code, points = (item["code"], item.get("points")) if isinstance(item, dict) else (item, None)
@@ -212,7 +213,8 @@ def text_log(loaded: Loaded, rows: list[dict]) -> str:
     seats = loaded.room.public_seats()
 
     def seat_name(s: int) -> str:
-        who = seats[s]["name"] if s is not None and 0 <= s < 4 and seats[s] else "?"
+        seat = seats[s] if s is not None and 0 <= s < 4 else None
+        who = seat["name"] if seat else "?"
         return f"座位{s} ({who})"
 
     variant = loaded.room.variant or ""

@@ -57,7 +57,7 @@ def refused_destination(url: str) -> Optional[str]:
     except (OSError, UnicodeError) as exc:
         return f"cannot resolve {host!r}: {exc}"
     for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
         if not address.is_global or address.is_multicast:
             return f"{host!r} resolves to a non-public address ({address}); see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
     return None

@@ -70,8 +70,8 @@ class MatchService:
         """
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
-        event = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
-                 "owner_token_hash": rooms.token_hash(owner_token)}
+        event: dict[str, Any] = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
+                                 "owner_token_hash": rooms.token_hash(owner_token)}
         if deadline_seconds is not None:
             event["deadline_seconds"] = deadline_seconds
         self.repo.append(match_id, 0, [event])

@@ -4,10 +4,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
 import engine
-from events import AppendResult, EventStore, NewEvent, StoredEvent
+from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent
 
 from . import room as rooms
 from .problems import ApiError
@@ -99,7 +99,7 @@ class StateCache:
 class MatchRepository:
     """Loads and appends match streams; loading reads only the events after the cached version."""
 
-    def __init__(self, store: EventStore, cache_size: int = 512) -> None:
+    def __init__(self, store: Union[EventStore, PostgresEventStore], cache_size: int = 512) -> None:
         self.store = store
         self.cache = StateCache(cache_size)
 

@@ -91,7 +91,7 @@ def token_hash(token: str) -> str:
 
 def matches(token: Optional[str], stored_hash: Optional[str]) -> bool:
     """Constant-time comparison of a presented token against a stored hash."""
-    return bool(token) and _same_hash(token_hash(token), stored_hash)
+    return token is not None and bool(token) and _same_hash(token_hash(token), stored_hash)
 
 
 def seat_of(room: Room, token: str) -> Optional[int]:
@@ -106,7 +106,7 @@ def seat_of(room: Room, token: str) -> Optional[int]:
 
 
 def _same_hash(presented_hash: str, stored_hash: Optional[str]) -> bool:
-    return bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash)
+    return stored_hash is not None and bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash)
 
 
 def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:

@@ -70,7 +70,7 @@ def none_match(version: int) -> bool:
     if not header:
         return False
     tags = [tag.strip() for tag in header.split(",")]
-    return "*" in tags or any(_ETAG.match(tag) and int(_ETAG.match(tag).group(1)) == version for tag in tags)
+    return "*" in tags or version in {int(found.group(1)) for found in map(_ETAG.match, tags) if found}
 
 
 def fingerprint(seat: int, body: dict) -> str:

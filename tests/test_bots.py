@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.actions import legal_actions, pending_seats
+from engine.actions import legal_actions
 from engine.bot import bot_action
 from engine.bot_normal import Knowledge, normal_action
 from engine.selfplay import play_match, seeds_from

@@ -126,7 +126,7 @@ def test_real_full_disk_on_a_tiny_tmpfs(tmp_path):
             except OSError:
                 pass
         statuses, acked = [], 0
-        for i in range(400):
+        for _ in range(400):
             reply = api.call("POST", "/api/matches", {"variant": "hanshan", "options": {"hands": 1}})
             statuses.append(reply.status)
             if reply.status == 503:

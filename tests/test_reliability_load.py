@@ -151,10 +151,11 @@ def play(ledger: Ledger, base: str, seed: int, stop: threading.Event, finish: bo
             if rng.random() < 0.3:  # a second tab races the same move at the same version
                 rival_key = uuid.uuid4().hex
                 rival_headers = dict(headers, **{"Idempotency-Key": rival_key})
-                rival = threading.Thread(target=lambda: rival_out.append((rival_key, request(
-                    ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command,
-                    headers=rival_headers))))
                 rival_out: list = []
+                rival = threading.Thread(target=lambda out=rival_out, key=rival_key, path=match_id, body=command,
+                                         sent=rival_headers: out.append((key, request(
+                                             ledger, base, "POST", f"/api/matches/{path}/actions", json=body,
+                                             headers=sent))))
                 rival.start()
             reply = request(ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command,
                             headers=headers)

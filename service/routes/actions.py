@@ -41,9 +41,10 @@ def act(data, match_id):
     result, stored = acted.result, svc.own_events(match_id, acted)
     fresh = svc.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
     shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
+    view = private_view(fresh, seat)
+    view["deadlines"] = svc.deadlines_for(fresh)  # as GET view shows them (correspondence play)
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
-            "events": [public_event(event, shown_to) for event in stored], "view": private_view(fresh, seat)}
-    body["view"]["deadlines"] = svc.deadlines_for(fresh)  # as GET view shows them (correspondence play)
+            "events": [public_event(event, shown_to) for event in stored], "view": view}
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
     response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})

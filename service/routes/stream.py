@@ -1,6 +1,8 @@
 """The SSE event stream of a match: a seat's (Bearer seat token) or the public's (no token)."""
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, current_app, request, stream_with_context
 
 from ..correspondence import require_spectating
@@ -26,7 +28,7 @@ def stream(args, match_id):
     """With a seat token: that seat's events; without: the spectator feed (403 when spectating is off)."""
     svc = service()
     loaded = svc.repo.load(match_id)
-    viewer = optional_viewer(loaded)
+    viewer: Any = optional_viewer(loaded)  # a seat, or SPECTATOR
     allowed = None
     if viewer is None:
         require_spectating(loaded)
