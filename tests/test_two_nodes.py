@@ -165,7 +165,7 @@ def play_to_the_end(cluster: Cluster, match_id: str, tokens: list[str], rng: ran
         tries = [uuid.uuid4().hex] + ([uuid.uuid4().hex] if rng.random() < 0.3 else [])
         answers: list = []
 
-        def send(key, state=state, token=token, command=command):
+        def send(key, state=state, token=token, command=command, answers=answers):
             headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key, "If-Match": f'"v{state["version"]}"'}
             answers.append((key, cluster.request("POST", f"/api/matches/{match_id}/actions", json=command, headers=headers)))
 
