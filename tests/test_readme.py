@@ -1,0 +1,34 @@
+"""README's "Playing over HTTP in a minute" works as written: its shell block is run against a fresh server."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from served import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def walkthrough() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Playing over HTTP in a minute", 1)[1]
+    return re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="the walk-through uses curl and jq")
+def test_the_curl_walkthrough_plays_a_legal_move(tmp_path):
+    """Given a fresh server, when the README's block runs as written (only its address changed), then every
+    command succeeds and the last one's move, picked from legal_actions, is accepted."""
+    script = walkthrough()
+    assert script.startswith("BASE=http://127.0.0.1:8000\n")
+    with serving(tmp_path / "readme.db") as base:
+        run = subprocess.run(["bash", "-euo", "pipefail", "-c", script.replace("http://127.0.0.1:8000", base, 1)],
+                             capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    last = json.loads(run.stdout.strip().splitlines()[-1])
+    assert last["accepted"] is True and last["version"] > 0
