@@ -22,7 +22,7 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
         "status": status(loaded), "version": loaded.version, "created_at": loaded.room.created_at,
         "seats": loaded.room.public_seats(),
         "phase": state.phase if started else None,
-        "hand_no": getattr(state, "hand_no", None) if started else None,
+        "hand_no": state.hand.number if started and state.hand is not None else None,
         "dealer": getattr(state, "dealer", None) if started else None,
         "scores": _plain(getattr(state, "scores", None)) if started else None,
     }
