@@ -72,7 +72,7 @@ def _runs(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
     return out
 
 
-def _copy_side_tables(source: Any, destination: Any, tables: dict) -> int:
+def _copy_side_tables(source: Any, destination: Any, tables: dict[str, Any]) -> int:
     copied = 0
     for table, (keys, columns) in tables.items():
         names = ", ".join(columns)

@@ -184,7 +184,10 @@ class PostgresEventStore:
             self._announce(stream, written.last_version)
         return result
 
-    def _append_in_transaction(self, stream, expected_version, rows, key, fingerprint, outbox_json, extra, own):
+    def _append_in_transaction(self, stream: str, expected_version: int, rows: list[dict[str, Any]],
+                               key: Optional[str], fingerprint: str, outbox_json: list[str],
+                               extra: Optional[Callable[[Any], None]],
+                               own: Optional[int]) -> tuple[AppendResult, Optional[AppendResult]]:
         """(result, written) of one transaction: lock the head, replay a known key, check the version,
         write outbox rows and `extra`, append, remember the key. written is None for a replay."""
         with self._connection() as conn, conn.transaction():

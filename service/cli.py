@@ -235,13 +235,9 @@ def copy(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _service_tables(destination: Any) -> dict:
-    """The service's own tables (webhooks with their secrets, pending deadlines), created on the
-    destination, to copy beside the events."""
-    from events import connections_for
-
-    from . import tables
-    tables.migrate(connections_for(destination))
+def _service_tables(destination: Any) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The service's own tables (webhooks with their secrets, pending deadlines) to copy beside the
+    events (initialise_store created them on the destination: events/side_tables.py)."""
     return {"tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
             "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version"))}
 
