@@ -412,7 +412,8 @@ def _as_decomposition(blocks: tuple[Block, ...], seven: bool, stand_ins: int) ->
     return Decomposition(blocks, seven, stand_ins)
 
 
-def decompositions(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[Decomposition]:
+def decompositions(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
+                   stand_in: StandIn = None) -> list[Decomposition]:
     """Every distinct decomposition (G-10 scores the best of them); [] when not complete."""
     if not is_complete(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in):
         return []

@@ -386,7 +386,7 @@ class PostgresEventStore:
     def head_position(self) -> int:
         """A feed position every later append lands above: the high-water mark less one (events
         above it may still be committing, so this is what a change-feed reader starts from)."""
-        return max(0, self.query(f"SELECT {FEED_LIMIT}")[0][0] - 1)
+        return max(0, int(self.query(f"SELECT {FEED_LIMIT}")[0][0]) - 1)
 
     def appended_since(self, position: int) -> tuple[int, dict[str, int]]:
         """(new head position, {stream: its latest version}) of the streams appended to after

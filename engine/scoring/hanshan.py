@@ -8,7 +8,7 @@ from typing import AbstractSet, Any, Callable, Iterator, NamedTuple, Optional
 
 from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
 from engine.scoring.context import Meld, WinContext
-from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, suit_of, to_counts
+from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, to_counts
 
 SELF_DRAWN = ("self_draw", "kong_draw")
 DISCARD_WINS = ("discard", "rob_kong")  # G-7: robbing a kong is a discard win by the konger
