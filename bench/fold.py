@@ -56,8 +56,9 @@ def main() -> None:
         labels = [f"bench-fold/{variant}/{i}" for i in range(MATCHES)]
         logs = {v: [_play(variant, options, label, v) for label in labels] for v in (1, 2)}
         events = {v: sum(len(log) for log in logs[v]) for v in (1, 2)}
-        fold = _medians({v: lambda v=v: sum(engine.fold(log).version for log in logs[v]) for v in (1, 2)})
-        play = _medians({v: lambda v=v: sum(len(_play(variant, options, label, v)) for label in labels)
+        fold = _medians({v: lambda v=v, logs=logs: sum(engine.fold(log).version for log in logs[v]) for v in (1, 2)})
+        play = _medians({v: lambda v=v, variant=variant, options=options, labels=labels: sum(
+                             len(_play(variant, options, label, v)) for label in labels)
                          for v in (1, 2)})
         size = {v: sum(len(json.dumps(log)) for log in logs[v]) for v in (1, 2)}
         print(f"{variant}: {MATCHES} matches, {events[2]} events")

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from engine.actions import legal_actions
 from engine.state import MatchState
-from engine.tiles import is_honour, kind, rank_of, suit_of
+from engine.tiles import is_honour, kind, rank_of
 
 
 LEVELS = ("easy", "normal")

@@ -145,6 +145,10 @@ class MatchService:
         """Turn the public view, feed and stream on or off (a `spectating_set` event)."""
         return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, "enabled": enabled})
 
+    def reissue_seat(self, match_id: str, seat: int, token_hash: str) -> Loaded:
+        """A new token for a human seat (a `seat_reissued` event): the seat's old token stops working."""
+        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": token_hash})
+
     def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
         """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
         secret = new_secret() if url is not None else None

@@ -337,7 +337,8 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
             tab.wait_for_selector("#hand .tile-btn")
             page.bring_to_front()
             moves["tab"] = (seat, tab, loaded.version)
-        if moves["n"] == 10 and (seat + 2) % 4 not in engine.pending_seats(loaded.state):  # a lost connection: the page goes offline while others play
+        # a lost connection: the page goes offline while others play
+        if moves["n"] == 10 and (seat + 2) % 4 not in engine.pending_seats(loaded.state):
             other = pages[(seat + 2) % 4]
             other.context.set_offline(True)
             moves["offline"] = (seat + 2) % 4

@@ -6,11 +6,13 @@ Bearer token. The routes here only render pages and move tokens into cookies.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
 
 from engine.options import OptionError
 
-from .. import audit
+from .. import match_log
 from .. import room as rooms
 from ..problems import ApiError
 from ..web import service
@@ -86,7 +88,7 @@ def play_page(match_id):
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     owner = rooms.matches(request.cookies.get(auth.owner_cookie(match_id)), loaded.room.owner_token_hash)
     return _page("play.html", match_id=match_id, seat="" if seat is None else seat, owner=owner,
-                 invite=invite_url(match_id), names=audit.pattern_names())
+                 invite=invite_url(match_id), names=match_log.pattern_names())
 
 
 # -- JSON helpers that set cookies --------------------------------------------------
@@ -96,7 +98,7 @@ def create():
     _check_csrf()
     body = _body()
     svc = service()
-    options = body.get("options") if isinstance(body.get("options"), dict) else {}
+    options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
     deadline = body.get("deadline_seconds")
     try:
         match_id, owner_token, _ = _create(svc, str(body.get("variant", "")), options, deadline)

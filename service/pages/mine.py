@@ -49,7 +49,7 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
         "id": loaded.match_id, "variant": loaded.room.variant, "seat": seat, "state": status,
         "seats": loaded.room.public_seats(), "version": loaded.version, "deadline": mine_,
         "hand_no": hand.number if hand is not None else None,
-        "hands": loaded.room.options.get("hands"), "rounds": loaded.room.options.get("rounds"),
+        "hands": (loaded.room.options or {}).get("hands"), "rounds": (loaded.room.options or {}).get("rounds"),
         "scores": list(state.scores) if loaded.started else None,
         "last_move": _last_move(svc, loaded, seat),
     }

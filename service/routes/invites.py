@@ -26,6 +26,5 @@ def reissue(match_id, seat):
     if loaded.room.is_bot(seat):
         raise ApiError(409, "bot_seat", "a bot plays that seat")
     token = rooms.new_token()
-    event = {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": rooms.token_hash(token)}
-    loaded = svc.append_service_event(match_id, event)
+    loaded = svc.reissue_seat(match_id, seat, rooms.token_hash(token))
     return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version}
