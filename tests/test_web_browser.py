@@ -356,6 +356,17 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
     wait_version(tab, final)  # the second tab followed every move through its own stream
     wait_settled(tab)
     assert moves["reloaded"]
+    # a chat line reaches the other seats, and nobody without a seat
+    pages[0].click("#result .close")
+    pages[0].click("#extras summary")
+    pages[0].fill("#chat-text", "好牌 good game")
+    pages[0].click("#chat-form button")
+    pages[2].wait_for_selector("#chat-lines li:has-text('好牌 good game')", state="attached")
+    _, stranger = contexts()
+    stranger.goto(pages[0].url)
+    stranger.wait_for_selector("#lobby:not([hidden])")
+    assert stranger.locator("#chat-lines li").count() == 0
+    assert stranger.request.get(f"{base}/api/matches/{match_id}/chat").status == 401
 
 
 def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
@@ -375,6 +386,12 @@ def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
     shots.take(my, "my-matches")
     page.bring_to_front()  # a background tab's animation frames are throttled: clicks there wait
     svc = app.extensions["tilefold"]
+    page.click("#extras summary")  # standing orders are switched from the table
+    page.check("#auto-pass")
+    page.wait_for_selector("#toast.on")
+    assert svc.repo.load(match_id).room.orders[0] == (True, False)
+    page.uncheck("#auto-pass")
+    page.click("#extras summary")
 
     def continue_after_hand(seat, action, loaded):
         if page.locator("#next-hand").is_visible():

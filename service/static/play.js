@@ -358,7 +358,7 @@
     const box = $("result");
     const over = view.status === "over";
     const seenKey = `tf-seen-${matchId}`;
-    const fresh = r && ((over && !closedResult) || Number(localStorage.getItem(seenKey) || 0) < r.hand);
+    const fresh = Boolean(r) && (over ? !closedResult : Number(localStorage.getItem(seenKey) || 0) < r.hand);
     const opening = box.hidden && fresh;
     box.hidden = !fresh;
     $("show-result").hidden = !(r && over && closedResult);
