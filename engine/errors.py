@@ -58,7 +58,8 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict[str, Any]) -> Illegal
     me = state.in_hand.seats[seat]
     action, tile = wanted["action"], wanted.get("tile")
     if action == "discard" and me.ready:
-        return IllegalAction("hand_locked", "after 报听 only the drawn tile is discarded", "K-3")
+        return IllegalAction("hand_locked", "after 报听 only the drawn tile is discarded",
+                             get(state.variant).rule_ids["locked"])  # K-3 / H-4
     if action == "discard" and (tile is None or me.counts[kind(tile)] == 0):
         return IllegalAction("tile_not_held", f"seat {seat} does not hold {tile}")
     if action == "ting":
