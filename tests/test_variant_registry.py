@@ -103,3 +103,11 @@ def test_the_toy_variant_scores_through_the_shared_scoring_entry_point(toy):
     ctx = WinContext(variant="toy", options=normalise("toy", {"double": True}), seat=2, dealer=0,
                      concealed=(), melds=(), win_tile=0, win_by="self_draw")
     assert score(ctx)["deltas"] == [-2, -2, 6, -2]
+
+
+def test_the_service_lists_the_registered_variants(client):
+    body = client.get("/api/variants").get_json()["variants"]
+    assert list(body) == ["koudiandian", "hanshan"]
+    assert body["koudiandian"]["label"] == "扣点点 Koudiandian" and body["koudiandian"]["wild"] == "耗子"
+    assert body["hanshan"]["options"]["wild_self_draw_only"] is True and body["hanshan"]["options"]["base"] == 1
+    assert body["hanshan"]["patterns"]["peizizan"] == ["配子赞", "lone wild wait"]
