@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from engine.actions import legal_actions, pending_seats
-from engine.state import MATCH_OVER, MatchState
+from engine.state import MatchState
 from engine.tiles import format_hand, name
 from engine.versions import DECISION
 
@@ -72,7 +72,3 @@ def redact(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     if kind_ == "discarded" and event["face_down"] and event["seat"] != viewer:
         return {**event, "tile": None}
     return event
-
-
-def match_over(state: MatchState) -> bool:
-    return state.phase == MATCH_OVER

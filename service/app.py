@@ -1,24 +1,21 @@
 """Flask app factory: settings, event store, match service, blueprints, OpenAPI, problem errors."""
 from __future__ import annotations
 
-import http
 from typing import Any, Mapping, Optional
 
 from flask import Flask, request
-from flask_smorest import Api
-from flask_smorest.utils import prepare_response
 
 from events import initialise_store, open_store
 
-from . import config, correspondence, pages, problems
+from . import config, correspondence, pages
 from .clock import SystemClock
 from .deadlines import Decisions
 from .notify import DeliverySettings, Notifier, Webhooks
 from .jsonio import OrjsonProvider
 from .play import MatchService
 from .repository import MatchRepository
-from .schemas import ProblemSchema
 from .routes import blueprints
+from .smorest_adapter import TilefoldApi
 
 OPENAPI = {
     "API_TITLE": "Tilefold", "API_VERSION": "1", "OPENAPI_VERSION": "3.0.3",
@@ -27,26 +24,6 @@ OPENAPI = {
         "bearer": {"type": "http", "scheme": "bearer",
                    "description": "seat token (or owner token for /bots)"}}}},
 }
-
-
-class TilefoldApi(Api):
-    """flask-smorest Api whose errors are application/problem+json with stable codes."""
-
-    ERROR_SCHEMA = ProblemSchema
-
-    def _register_error_handlers(self) -> None:
-        problems.register(self._app)
-
-    def _register_responses(self) -> None:
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-            prepare_response(response, self.spec, problems.PROBLEM_TYPE)
-            self.spec.components.response(status.name, response, lazy=True)
-        default = {"description": "Default error response", "schema": self.ERROR_SCHEMA}
-        prepare_response(default, self.spec, problems.PROBLEM_TYPE)
-        self.spec.components.response("DEFAULT_ERROR", default, lazy=True)
 
 
 def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
