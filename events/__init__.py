@@ -12,6 +12,7 @@ from .errors import (ConcurrencyError, EventStoreError, IdempotencyMismatch, Sto
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .postgres import PostgresEventStore, is_postgres_url
 from .registry import Registry, default_registry
+from .connection import cooperate_psycopg
 from .store import EventStore
 
 
@@ -26,6 +27,7 @@ def initialise_store(target: str, **options: Any) -> Union[EventStore, PostgresE
 
 
 __all__ = [
+    "cooperate_psycopg",
     "AppendResult", "ConcurrencyError", "EventStore", "EventStoreError", "IdempotencyMismatch",
     "NewEvent", "OutboxItem", "PostgresEventStore", "Problem", "Registry", "StorageUnavailable",
     "StoredEvent", "UpcastError", "canonical_json", "compute_hash", "default_registry",

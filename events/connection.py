@@ -1,9 +1,11 @@
 """Per-thread, per-process SQLite connections: pragmas, BUSY retry and storage-fault mapping."""
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
+import sys
 import threading
 import time
 from typing import Any, Callable, Optional
@@ -63,6 +65,50 @@ def is_fault(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error) and error_code(exc) in FAULT_CODES
 
 
+def cooperative() -> bool:
+    """True in a process whose threading gevent has monkey-patched (gunicorn's gevent worker):
+    "threads" are then greenlets sharing one OS thread, and blocking calls must be handed off."""
+    monkey = sys.modules.get("gevent.monkey")
+    return bool(monkey is not None and monkey.is_module_patched("threading"))
+
+
+def _thread_local_class() -> type:
+    """threading.local per OS thread, even under gevent (whose patched one is per greenlet: that
+    would open a connection for every request)."""
+    if cooperative():
+        from gevent import monkey
+        return monkey.get_original("threading", "local")
+    return threading.local
+
+
+def _transaction_lock() -> Any:
+    """Under gevent, greenlets of one OS thread share its connection: one transaction at a time
+    (a gevent lock, so a greenlet waiting for it lets the others run). Threads need none."""
+    if cooperative():
+        from gevent.lock import RLock
+        return RLock()
+    return contextlib.nullcontext()
+
+
+def offload(fn: Callable[[], Any]) -> Any:
+    """Run a blocking system call (an fsync): under gevent on a real thread of gevent's pool, so the
+    other greenlets go on meanwhile (and join the group sync); the caller still waits for it."""
+    if cooperative():
+        import gevent
+        return gevent.get_hub().threadpool.apply(fn)
+    return fn()
+
+
+def cooperate_psycopg() -> None:
+    """Under gevent, make psycopg wait through the patched `select` even when it was imported
+    before the monkey patching (`tilefold serve` opens a PostgreSQL store in gunicorn's master,
+    before the workers patch): psycopg picks its C wait function at import, which would block
+    every greenlet of the worker while one waits for the server."""
+    waiting = sys.modules.get("psycopg.waiting")
+    if waiting is not None and cooperative() and getattr(waiting, "wait", None) is getattr(waiting, "wait_c", None):
+        waiting.wait = waiting.wait_select
+
+
 def backoff(attempt: int) -> None:
     """Sleep a small jittered, exponentially growing delay (at most ~0.2 s)."""
     time.sleep(random.uniform(0.001, min(0.2, 0.005 * 2**attempt)))
@@ -79,7 +125,7 @@ class Connections:
         self.synchronous = synchronous.upper()
         self.busy_timeout_ms = int(busy_timeout_ms)
         self.on_connect = on_connect
-        self._local = threading.local()
+        self._local = _thread_local_class()()
 
     # -- connection lifecycle -------------------------------------------------
     def get(self) -> tuple[sqlite3.Connection, Database]:
@@ -94,6 +140,7 @@ class Connections:
             local.conn, local.db, local.pid = conn, Database(conn, recursive_triggers=False,
                                                              execute_plugins=False), os.getpid()
             local.fsync_after = database_file
+            local.lock = _transaction_lock()
         return conn, local.db
 
     def _open(self) -> tuple[sqlite3.Connection, Optional[str]]:
@@ -133,10 +180,12 @@ class Connections:
             pass
 
     # -- transactions ---------------------------------------------------------
-    def write(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
-        """Run fn inside BEGIN IMMEDIATE ... COMMIT, retrying on SQLITE_BUSY; durable when it returns."""
+    def write(self, fn: Callable[[sqlite3.Connection, Database], Any], *, durable: bool = True) -> Any:
+        """Run fn inside BEGIN IMMEDIATE ... COMMIT, retrying on SQLITE_BUSY; durable when it returns
+        (`durable=False`: derived data, on disk with the next durable write or checkpoint)."""
         result = self._transaction("BEGIN IMMEDIATE", fn)
-        self._sync_wal()
+        if durable:
+            self._sync_wal()
         return result
 
     def read(self, fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
@@ -179,14 +228,9 @@ class Connections:
         for attempt in range(MAX_ATTEMPTS):
             conn, db = self.get()
             try:
-                if begin is None:
-                    return fn(conn, db)
-                conn.execute(begin)
-                result = fn(conn, db)
-                conn.execute("COMMIT")
-                return result
+                with self._local.lock:
+                    return self._run(conn, db, begin, fn)
             except BaseException as exc:
-                self._rollback(conn)
                 if is_busy(exc) and attempt + 1 < MAX_ATTEMPTS:
                     backoff(attempt)
                     continue
@@ -195,6 +239,19 @@ class Connections:
                     raise _unavailable(exc) from exc
                 raise
         raise AssertionError("unreachable")
+
+    def _run(self, conn: sqlite3.Connection, db: Database, begin: Optional[str], fn: Callable) -> Any:
+        """One attempt: fn inside `begin` ... COMMIT (or alone), rolled back when it fails."""
+        try:
+            if begin is None:
+                return fn(conn, db)
+            conn.execute(begin)
+            result = fn(conn, db)
+            conn.execute("COMMIT")
+            return result
+        except BaseException:
+            self._rollback(conn)
+            raise
 
     def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
@@ -246,7 +303,7 @@ class WalSync:
             mine = self._started
         synced = False
         try:
-            self._sync_files()
+            offload(self._sync_files)
             synced = True
         finally:
             with self._cond:

@@ -33,6 +33,20 @@ CREATE TABLE IF NOT EXISTS stream_heads (
     version INTEGER NOT NULL,
     hash    TEXT    NOT NULL
 ) WITHOUT ROWID"""
+#: folded states of a stream (service/snapshots.py), keyed by the format they are in (which names
+#: the engine's rules version); derived data beside the events, never replacing them. `keep` = 0:
+#: a stream's rolling latest snapshot, replaced by the next one; kept ones (1) stay. A rowid table:
+#: a snapshot of a few KB stays on its leaf page (WITHOUT ROWID would spill it to overflow pages)
+SNAPSHOTS_DDL = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    stream     TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    version    INTEGER NOT NULL,
+    keep       INTEGER NOT NULL DEFAULT 1,
+    data       BLOB    NOT NULL,
+    created_at TEXT    NOT NULL,
+    UNIQUE (stream, key, version)
+)"""
 #: triggers that keep stream_heads and refuse a version that does not follow the head; an
 #: append can then be a single INSERT statement (EventStore._append_in_one_statement)
 HEAD_TRIGGERS = ("events_version_follows_head", "events_move_head")
@@ -70,6 +84,7 @@ def _enable_wal(connections: Connections) -> None:
 def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     conn.execute(EVENTS_DDL)
     conn.execute(HEADS_DDL)
+    conn.execute(SNAPSHOTS_DDL)
     db.table("idempotency").create(
         {"key": str, "stream": str, "request_hash": str, "result": str, "created_at": str},
         pk="key", not_null={"stream", "request_hash", "result", "created_at"}, if_not_exists=True)

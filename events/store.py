@@ -150,10 +150,18 @@ class EventStore:
         return prepare_event(self.registry, event)
 
     # -- reading --------------------------------------------------------------
-    def read(self, stream: str, after: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
-        """Events of stream with version > after, in version order, payloads upcast."""
-        sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
-        return self._select_events(sql, [stream, after], limit)
+    def read(self, stream: str, after: int = 0, limit: Optional[int] = None,
+             types: Optional[Sequence[str]] = None) -> list[StoredEvent]:
+        """Events of stream with version > after, in version order, payloads upcast; with `types`,
+        only events of those types (the limit then counts those)."""
+        if types is None:
+            sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
+            return self._select_events(sql, [stream, after], limit)
+        names = list(types)
+        marks = ", ".join("?" * len(names)) or "NULL"
+        sql = (f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? AND type IN ({marks}) "
+               "ORDER BY version")
+        return self._select_events(sql, [stream, after, *names], limit)
 
     def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
         """The global feed: every stream's events with position > after_position, in order."""
@@ -172,6 +180,46 @@ class EventStore:
         """The stream's last version, 0 if it has no events."""
         rows = self._db.query("SELECT MAX(version) FROM events WHERE stream = ?", [stream])
         return rows[0][0] or 0
+
+    # -- change feed (the waiter hub: service/waiters.py) ---------------------------
+    def head_position(self) -> int:
+        """The highest global position written so far (0 for an empty store)."""
+        return self._db.query("SELECT MAX(position) FROM events")[0][0] or 0
+
+    def appended_since(self, position: int) -> tuple[int, dict[str, int]]:
+        """(new head position, {stream: its latest version}) for the streams appended to after
+        `position`: one indexed query, however many clients wait on those streams."""
+        sql = "SELECT stream, MAX(version), MAX(position) FROM events WHERE position > ? GROUP BY stream"
+        rows = self._db.query(sql, [int(position)])
+        head = max((row[2] for row in rows), default=int(position))
+        return head, {row[0]: row[1] for row in rows}
+
+    # -- snapshots (derived data beside the events, never replacing them) ---------------
+    def save_snapshot(self, stream: str, version: int, key: str, data: bytes, keep: bool = True) -> None:
+        """Store `data` (a folded state at `version`, in the format named `key`) for `stream`.
+
+        `keep=False`: the stream's rolling latest snapshot; every save drops the older rolling ones
+        (kept ones stay). Derived data: written without an fsync of its own (a lost snapshot is
+        rebuilt by folding).
+        """
+        drop = "DELETE FROM snapshots WHERE stream = ? AND key = ? AND keep = 0 AND version < ?"
+        insert = ("INSERT OR REPLACE INTO snapshots (stream, key, version, keep, data, created_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?)")
+
+        def save(conn: sqlite3.Connection, db: Database) -> None:
+            conn.execute(drop, [stream, key, int(version)])
+            conn.execute(insert, [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()])
+        self._db.write(save, durable=False)
+
+    def load_snapshot(self, stream: str, key: str,
+                      max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
+        """(version, data) of the stream's latest snapshot in format `key` (at or before
+        `max_version` when given), or None."""
+        sql = "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? " \
+              "ORDER BY version DESC LIMIT 1"
+        limit = (1 << 62) if max_version is None else int(max_version)
+        rows = self._db.query(sql, [stream, key, limit])
+        return (rows[0][0], bytes(rows[0][1])) if rows else None
 
     def streams(self) -> list[str]:
         """Every stream that has at least one event, sorted by name."""

@@ -31,10 +31,12 @@ def event_for(event: dict, perspective: Perspective) -> dict:
     return engine.redact(event, "all" if perspective == "all" else perspective)
 
 
-def build_frames(stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str]) -> dict:
-    """Steps (one per engine event: its stream version, the event and the view after it), hands and scores."""
+def build_frames(stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str],
+                 state: Any = None) -> dict:
+    """Steps (one per engine event: its stream version, the event and the view after it), hands and
+    scores; from `state` (the match before the first of `stored`) or the start of the match."""
     skip = frozenset(service_types)
-    state = engine.initial_state()
+    state = engine.initial_state() if state is None else state
     steps: list[dict] = []
     hands: list[dict] = []
     for item in stored:

@@ -4,15 +4,16 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from typing import Optional
+from typing import Any, Optional
 
-from flask import Response, render_template, request
+from flask import Response, current_app, render_template, request
 from flask_smorest import Blueprint
 
 from engine import variants as engine_variants
 from service import match_log
 from service import room as rooms
 from service.problems import ApiError
+from service.repository import stream_of
 from service.web import bearer_token, service
 
 from .frames import build_frames, parse_perspective
@@ -20,9 +21,47 @@ from .frames import build_frames, parse_perspective
 blp = Blueprint("replay", __name__, url_prefix="/replay", static_folder="static",
                 static_url_path="/static", template_folder="templates",
                 description="Replay viewer: step through a finished match (HTML page and its frames).")
-_CACHE: "OrderedDict[tuple, bytes]" = OrderedDict()
-_CACHE_SIZE = 16
-_LOCK = threading.Lock()
+HAND_MARKS = ("hand_started", "hand_ended")
+
+
+class SizedCache:
+    """LRU of response bodies bounded by their total size in bytes (not by their count)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._items: "OrderedDict[tuple, Any]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found[0] if found is not None else None
+
+    def put(self, key: tuple, value: Any, size: int) -> None:
+        if size > self.max_bytes:
+            return  # larger than the whole cache: served, never kept
+        with self._lock:
+            old = self._items.pop(key, None)
+            self.bytes += size - (old[1] if old else 0)
+            self._items[key] = (value, size)
+            while self.bytes > self.max_bytes:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.bytes -= dropped
+
+
+_CACHES: dict[int, SizedCache] = {}
+
+
+def _cache() -> SizedCache:
+    """This app's frames cache (TILEFOLD_REPLAY_CACHE_BYTES)."""
+    key = id(current_app.extensions)
+    found = _CACHES.get(key)
+    if found is None:
+        found = _CACHES[key] = SizedCache(current_app.config["REPLAY_CACHE_BYTES"])
+    return found
 
 
 def _owner_token() -> Optional[str]:
@@ -40,10 +79,14 @@ def page(match_id):
 
 @blp.route("/<match_id>/frames.json", methods=["GET"])
 @blp.doc(parameters=[{"in": "query", "name": "seat", "schema": {"type": "string"},
-                      "description": "all (everyone's hands open) or 0..3 (what that seat knew)"}])
-@blp.doc(responses={"200": {"description": "the replay frames (application/json)"}})
+                      "description": "all (everyone's hands open) or 0..3 (what that seat knew)"},
+                     {"in": "query", "name": "hand", "schema": {"type": "integer", "minimum": 0},
+                      "description": "one page: the steps of the hand at this index (0-based) only"}])
+@blp.doc(responses={"200": {"description": "the replay frames (application/json)"},
+                    "422": {"description": "replay_paged: the match is too long to send whole; ask ?hand=K"}})
 def frames(match_id):
-    """Every step of the match as the engine's view for the chosen seat (public while in play)."""
+    """The steps of the match (or of one hand, ?hand=K) as the engine's view for the chosen seat
+    (public while in play). Every answer carries `index`: all hands with their pages and versions."""
     svc = service()
     loaded = svc.repo.load(match_id)
     if not loaded.over:
@@ -59,27 +102,87 @@ def frames(match_id):
             perspective = parse_perspective(request.args.get("seat"))
         except ValueError as exc:
             raise ApiError(400, "invalid_seat", str(exc)) from None
-    key = (match_id, loaded.version, perspective)
-    with _LOCK:
-        body = _CACHE.get(key)
+    page = _page_asked()
+    index = hand_index(loaded)
+    if page is None and len(index) > current_app.config["REPLAY_WHOLE_HANDS"]:
+        raise ApiError(422, "replay_paged", f"this match has {len(index)} hands: ask one at a time (?hand=0.."
+                       f"{len(index) - 1})", pages=_pages(index))
+    if page is not None and page >= _pages(index):
+        raise ApiError(404, "no_such_hand", f"this match has {_pages(index)} page(s) of frames")
+    cache, key = _cache(), (match_id, loaded.version, perspective, page)
+    body = cache.get(key)
     if body is None:
-        body = _frames_body(loaded, perspective)
-        with _LOCK:
-            _CACHE[key] = body
-            while len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    cache = "public, max-age=3600" if loaded.over else "private, no-cache"
-    return Response(body, mimetype="application/json", headers={"Cache-Control": cache})
+        body = _frames_body(loaded, perspective, index, page)
+        cache.put(key, body, len(body))
+    cache_control = "public, max-age=3600" if loaded.over else "private, no-cache"
+    return Response(body, mimetype="application/json", headers={"Cache-Control": cache_control})
 
 
-def _frames_body(loaded, perspective) -> bytes:
-    stored = service().repo.read(loaded.match_id, 0, until=loaded.version)
-    out = build_frames(stored, perspective, match_log.service_types())
+def _page_asked() -> Optional[int]:
+    text = request.args.get("hand")
+    if text is None:
+        return None
+    if not text.isdigit() or len(text) > 6:
+        raise ApiError(400, "invalid_hand", "hand must be a page number 0, 1, 2 ...")
+    return int(text)
+
+
+def hand_index(loaded) -> list[dict]:
+    """Every hand of the match: number, dealer, page, first/last version, scores once ended; read
+    from the hand_started/hand_ended events only (two per hand), cached by size."""
+    cache, key = _cache(), (loaded.match_id, loaded.version, "index")
+    found = cache.get(key)
+    if found is not None:
+        return found
+    hands: list[dict] = []
+    for item in _read_types(service().repo.store, stream_of(loaded.match_id), HAND_MARKS):
+        if item.type == "hand_started":
+            hands.append({"hand": item.payload["hand"], "dealer": item.payload["dealer"], "page": len(hands),
+                          "first": item.version, "last": None, "scores": None, "deltas": None})
+        elif hands:
+            hands[-1].update(last=item.version, scores=list(item.payload["scores"]),
+                             deltas=item.payload["settlement"]["deltas"])
+    cache.put(key, hands, 300 * len(hands) + 100)
+    return hands
+
+
+def _read_types(store, stream: str, types: tuple) -> list:
+    """Only the events of `types` (a backend without the filter: read all, keep those)."""
+    try:
+        return store.read(stream, types=types)
+    except TypeError:
+        return [item for item in store.read(stream) if item.type in types]
+
+
+def _pages(index: list[dict]) -> int:
+    return max(1, len(index))
+
+
+def _page_versions(loaded, index: list[dict], page: Optional[int]) -> tuple[int, int]:
+    """(after, until) versions of a page: hand K's events, the opening ones on page 0, the closing
+    ones on the last page; the whole match without a page."""
+    if page is None:
+        return 0, loaded.version
+    after = index[page - 1]["last"] if page > 0 else 0
+    last_page = page >= _pages(index) - 1
+    until = loaded.version if last_page or index[page]["last"] is None else index[page]["last"]
+    return after, until
+
+
+def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) -> bytes:
+    """The frames of one page, folded from the latest snapshot before it: time and memory bound by
+    the page (one hand), not by the match."""
+    repo = service().repo
+    after, until = _page_versions(loaded, index, page)
+    start = repo.at(loaded.match_id, after) if after > 0 else None
+    stored = repo.read(loaded.match_id, after, until=until)
+    out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None)
     out.update({
         "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
         "status": "over" if loaded.over else "playing", "version": loaded.version,
         "seats": loaded.room.public_seats(), "names": match_log.pattern_names(),
         "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
-        "imported": match_log.import_record(service().repo, loaded.match_id) is not None,
+        "imported": match_log.import_record(repo, loaded.match_id) is not None,
+        "index": index, "page": page, "pages": _pages(index), "first_version": after + 1, "last_version": until,
     })
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -5,9 +5,9 @@ from typing import Any, Mapping, Optional
 
 from flask import Flask, request
 
-from events import initialise_store, open_store
+from events import cooperate_psycopg, initialise_store, open_store
 
-from . import config, correspondence, pages
+from . import config, correspondence, pages, waiters
 from .clock import SystemClock
 from .deadlines import Decisions
 from .notify import DeliverySettings, Notifier, Webhooks
@@ -35,7 +35,9 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     app.config.update({"INIT_DB": True, "JSON_SORT_KEYS": False})
     app.config.update(config_overrides or {})
     app.json.sort_keys = False
+    cooperate_psycopg()  # a gevent worker whose master imported psycopg before the patching
     app.extensions["tilefold"] = _service(app.config)
+    waiters.install(app, app.extensions["tilefold"].repo)
     api = TilefoldApi(app)
     for blp in blueprints():
         api.register_blueprint(blp)
@@ -68,5 +70,6 @@ def _service(settings: dict[str, Any]) -> MatchService:
                                 backoff=settings["WEBHOOK_BACKOFF"], poll=settings["WEBHOOK_POLL"],
                                 allow_private=settings["WEBHOOK_ALLOW_PRIVATE"])
     notifier = Notifier(store, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
-    return MatchService(MatchRepository(store, settings["CACHE_SIZE"]), decisions=Decisions(store),
+    repo = MatchRepository(store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"])
+    return MatchService(repo, decisions=Decisions(store),
                         webhooks=webhooks, notifier=notifier, clock=clock, bot_delay=settings["BOT_DELAY"])

@@ -23,13 +23,15 @@ def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser],
 def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread only; default 4)")
+    parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"),
+                        help="gevent (default: a waiting client costs a greenlet, not a thread) or gthread")
     parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file "
                         "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing")
     parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
 
 
-@command("serve", "run the HTTP service under gunicorn (gthread workers)", _serve_args)
+@command("serve", "run the HTTP service under gunicorn (gevent workers)", _serve_args)
 def serve(args: argparse.Namespace) -> int:
     from events import initialise_store
 
@@ -40,11 +42,15 @@ def serve(args: argparse.Namespace) -> int:
     settings = from_env()
     initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
     options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
-               "worker_class": "gthread", "timeout": args.timeout, "accesslog": None,
+               "worker_class": args.worker_class, "timeout": args.timeout, "accesslog": None,
                "graceful_timeout": 10, "worker_tmp_dir": _memory_dir(),
                # gunicorn >= 25.1 opens a control socket at one fixed path per user
                # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
                "control_socket_disable": True}
+    if args.worker_class == "gevent":
+        # every open connection is a greenlet: let a worker hold its waiting cap and the players besides
+        options["worker_connections"] = settings["MAX_WAITERS"] + 1000
+        _raise_open_files(options["worker_connections"] + 256)
     print(banner(settings["DATABASE"], args.bind), flush=True)
     gunicorn_app(options).run()
     return 0
@@ -63,6 +69,19 @@ def banner(database: str, bind: str) -> str:
     return (f"tilefold: database {where}\n"
             f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
             f"tilefold: pages    {base}/replay/<match id>  (the replay of a match)")
+
+
+def _raise_open_files(wanted: int) -> None:
+    """Lift the soft limit on open files towards `wanted` (never above the hard limit): each waiting
+    client is an open socket, and the usual soft limit of 1,024 would refuse the rest."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def _memory_dir() -> Optional[str]:

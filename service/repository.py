@@ -11,6 +11,7 @@ from events import AppendResult, EventStore, NewEvent, PostgresEventStore, Store
 
 from . import room as rooms
 from .problems import ApiError
+from .snapshots import Snapshots
 
 STREAM_PREFIX = "match-"
 
@@ -99,22 +100,47 @@ class StateCache:
 class MatchRepository:
     """Loads and appends match streams; loading reads only the events after the cached version."""
 
-    def __init__(self, store: Union[EventStore, PostgresEventStore], cache_size: int = 512) -> None:
+    def __init__(self, store: Union[EventStore, PostgresEventStore], cache_size: int = 512, snapshot_every: int = 100,
+                 snapshot_head: bool = True) -> None:
         self.store = store
         self.cache = StateCache(cache_size)
+        self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
 
     def load(self, match_id: str) -> Loaded:
-        """The match at its latest version; 404 problem when there is no such match."""
+        """The match at its latest version; 404 problem when there is no such match.
+
+        Not in this worker's cache: the latest snapshot plus the events after it (service/snapshots.py).
+        """
         cached = self.cache.get(match_id)
+        cold = cached is None
+        if cold:
+            cached = self._from_snapshot(match_id)
         after = cached.version if cached else 0
         new = self.store.read(stream_of(match_id), after=after)
         if not new:
             if cached is None:
                 raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            self.cache.put(cached)
             return cached
         loaded = self._fold(match_id, cached, new)
         self.cache.put(loaded)
+        if cold and len(new) >= self.snapshots.every:  # none yet, or of an older rules version: rebuild
+            self.snapshots.save(stream_of(match_id), loaded.version, loaded.state, loaded.room)
         return loaded
+
+    def _from_snapshot(self, match_id: str, max_version: Optional[int] = None) -> Optional[Loaded]:
+        found = self.snapshots.load(stream_of(match_id), max_version)
+        return Loaded(match_id, found[0], found[1], found[2]) if found else None
+
+    def at(self, match_id: str, version: int) -> Optional[Loaded]:
+        """The match folded up to exactly `version` from the latest snapshot at or before it (None: no
+        such version); bounded work however long the match (replay pages)."""
+        start = self._from_snapshot(match_id, version)
+        after = start.version if start else 0
+        new = self.read(match_id, after, until=version) if version > after else []
+        if not new:
+            return start
+        return self._fold(match_id, start, new)
 
     def latest(self, match_id: str) -> Loaded:
         """The newest state this worker knows (cached after its own appends), else load()."""
@@ -157,7 +183,9 @@ class MatchRepository:
         """
         result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint, own, effects)
         if not result.replayed and result.first_version == loaded.version + 1:
-            self.cache.put(_folded(loaded, events, state, loaded.version + len(events)))
+            after = _folded(loaded, events, state, loaded.version + len(events))
+            self.cache.put(after)
+            self.snapshots.after_append(stream_of(after.match_id), loaded.version, after, [e["type"] for e in events])
         return result
 
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:

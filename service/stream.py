@@ -6,7 +6,7 @@ import time
 from typing import Any, Iterator, Optional
 
 from .play import MatchService, public_event
-from .repository import Loaded
+from .repository import Loaded, stream_of
 
 RETRY_MS = 1000
 SPECTATOR = "spectator"
@@ -27,16 +27,29 @@ def message(item: dict) -> str:
 
 
 def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetime: float, heartbeat: float,
-           poll: float, allowed=None) -> Iterator[str]:
-    """Yield SSE messages from version `after` on until `lifetime` seconds pass or the match is over.
+           hub: Any, idle: float = 0.0, allowed=None, slot: Any = None) -> Iterator[str]:
+    """Yield SSE messages from version `after` on until `lifetime` seconds pass, `idle` seconds pass
+    without an event (0: never), or the match is over. Between events the stream waits on the
+    worker's WaiterHub (no query of its own); a `: heartbeat` comment goes out every `heartbeat` s.
 
     `allowed(loaded)` (spectators) may end the stream early, e.g. when spectating is turned off.
+    `slot` (WaitLimits) is released when the stream ends, however it ends.
     """
+    try:
+        yield from _events(svc, match_id, viewer, after, lifetime, heartbeat, hub, idle, allowed)
+    finally:
+        if slot is not None:
+            slot.release()
+
+
+def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime: float, heartbeat: float,
+            hub: Any, idle: float, allowed) -> Iterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
-    started = beat = time.monotonic()
+    started = beat = active = time.monotonic()
     last = after
+    current = svc.repo.version(match_id)
     while True:
-        if svc.repo.version(match_id) > last:
+        if current > last:
             loaded = svc.repo.load(match_id)
             if allowed is not None and not allowed(loaded):
                 yield "event: forbidden\ndata: {\"code\": \"spectating_disabled\"}\n\n"
@@ -44,16 +57,18 @@ def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetim
             for item in items_for(svc, loaded, viewer, last):
                 yield message(item)
             last, beat = max(last, loaded.version), time.monotonic()
+            active = beat
             if loaded.over:
                 yield f"event: end\ndata: {json.dumps({'version': last})}\n\n"
                 return
         now = time.monotonic()
-        if now - started >= lifetime:
+        ends = started + lifetime if not idle else min(started + lifetime, active + idle)
+        if now >= ends:
             return
         if now - beat >= heartbeat:
             yield ": heartbeat\n\n"
             beat = now
-        time.sleep(min(poll, max(0.0, lifetime - (now - started))))
+        current = hub.wait(stream_of(match_id), last, max(0.0, min(beat + heartbeat, ends) - now))
 
 
 def start_after(last_event_id: Optional[str], after: Optional[int]) -> Optional[int]:

@@ -1,4 +1,4 @@
-"""`tilefold serve` (gunicorn, 2 gthread workers) on a free 127.0.0.1 port, for tests over real HTTP."""
+"""`tilefold serve` (gunicorn, 2 gevent workers) on a free 127.0.0.1 port, for tests over real HTTP."""
 from __future__ import annotations
 
 import contextlib

@@ -30,9 +30,10 @@ def list_matches():
 @blp.route("", methods=["POST"])
 @blp.arguments(CorrespondenceCreateSchema, error_status_code=400)
 @blp.response(201, MatchCreatedSchema)
-@errors(blp, 413, 503)
+@errors(blp, 413, 422, 503)
 def create_match(data):
     """Create a match; the answer carries the owner token, shown only once."""
+    _check_length(data["options"] or {})
     try:
         match_id, owner_token, loaded = service().create(data["variant"], data["options"],
                                                          deadline_seconds=data.get("deadline_seconds"))
@@ -41,6 +42,16 @@ def create_match(data):
     location = {"Location": f"/api/matches/{match_id}"}
     body = {"id": match_id, "owner_token": owner_token, "invite_url": invite_url(match_id), "match": summary(loaded)}
     return body, 201, location
+
+
+def _check_length(options: dict) -> None:
+    """422 match_too_long beyond TILEFOLD_MAX_HANDS hands (a round of K-14 counts as 4 hands, its least)."""
+    cap = current_app.config["MAX_HANDS"]
+    hands, rounds = options.get("hands"), options.get("rounds")
+    too_long = (isinstance(hands, int) and hands > cap) or (isinstance(rounds, int) and rounds * 4 > cap)
+    if cap > 0 and too_long:
+        raise ApiError(422, "match_too_long", f"a new match may last at most {cap} hands "
+                       f"(TILEFOLD_MAX_HANDS; a round counts as 4)", max_hands=cap)
 
 
 @blp.route("/<match_id>", methods=["GET"])

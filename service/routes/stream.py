@@ -5,6 +5,7 @@ from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 
+from .. import waiters
 from ..correspondence import require_spectating
 from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
@@ -23,7 +24,7 @@ blp = Blueprint("stream", __name__, url_prefix="/api/matches",
 @blp.alt_response(200, description="text/event-stream; `id:` is the event version, `data:` the event as on "
                                    "GET .../events; `: heartbeat` comments; the stream ends after "
                                    "TILEFOLD_STREAM_LIFETIME seconds (reconnect with Last-Event-ID)", success=True)
-@errors(blp, 400, 403, 404, 503)
+@errors(blp, 400, 403, 404, 429, 503)
 def stream(args, match_id):
     """With a seat token: that seat's events; without: the spectator feed (403 when spectating is off)."""
     svc = service()
@@ -37,7 +38,11 @@ def stream(args, match_id):
     if after is None:
         raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event version (a whole number)")
     config = current_app.config
+    slot = waiters.limits().acquire(request.remote_addr)  # 429/503 beyond the waiting limits
     body = events(svc, match_id, viewer, after, lifetime=config["STREAM_LIFETIME"],
-                  heartbeat=config["STREAM_HEARTBEAT"], poll=config["POLL_INTERVAL"], allowed=allowed)
+                  heartbeat=config["STREAM_HEARTBEAT"], idle=config["STREAM_IDLE"], hub=waiters.hub(),
+                  allowed=allowed, slot=slot)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)
+    response = Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(slot.release)  # also when the body is never read
+    return response

@@ -1,12 +1,11 @@
 """A seat's private view with ETag, If-None-Match and long-polling (?wait=seconds)."""
 from __future__ import annotations
 
-import time
-
-from flask import Response, current_app, jsonify
+from flask import Response, current_app, jsonify, request
 
 from ..presenters import private_view
-from ..repository import Loaded
+from .. import waiters
+from ..repository import Loaded, stream_of
 from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
 from . import Blueprint, bearer, errors, headers
@@ -22,7 +21,7 @@ blp = Blueprint("view", __name__, url_prefix="/api/matches",
 @blp.alt_response(200, schema=PrivateViewSchema, success=True,
                   headers={"ETag": {"schema": {"type": "string"}, "description": "\"v<version>\""}})
 @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
-@errors(blp, 401, 403, 404, 503)
+@errors(blp, 401, 403, 404, 429, 503)
 def get_view(args, match_id):
     """engine.view for the caller's seat plus names and legal actions; ETag \"v<version>\"."""
     svc = service()
@@ -41,11 +40,11 @@ def get_view(args, match_id):
 
 
 def wait_for_change(loaded: Loaded, seconds: float) -> Loaded:
-    """Poll the stream's version (cheap, works across workers) until it moves or time runs out."""
-    svc, interval = service(), current_app.config["POLL_INTERVAL"]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if svc.repo.version(loaded.match_id) != loaded.version:
-            return svc.repo.load(loaded.match_id)
-        time.sleep(min(interval, max(0.0, deadline - time.monotonic())))
-    return loaded
+    """Wait on the worker's WaiterHub (one store query per poll for all waiters, across workers)
+    until the match moves or time runs out; counted by the waiting limits (429/503 beyond them)."""
+    slot = waiters.limits().acquire(request.remote_addr)
+    try:
+        version = waiters.hub().wait(stream_of(loaded.match_id), loaded.version, seconds)
+    finally:
+        slot.release()
+    return service().repo.load(loaded.match_id) if version != loaded.version else loaded
