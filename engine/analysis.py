@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from engine.tiles import NUM_KINDS, WHITE
+from engine.tiles import NUM_KINDS
 
 _NEG = -99
 _GROUPS = ((0, 9), (9, 18), (18, 27), (27, 34))
@@ -171,10 +171,10 @@ class Rules:
 
     @staticmethod
     def of(variant: str, wild: Optional[int]) -> "Rules":
-        """K-7 seven pairs in 扣点点; H-2 白板 stand-in in 含山 unless 白 is itself the 配子."""
-        seven = variant == "koudiandian"
-        stand = (WHITE, wild) if not seven and wild is not None and wild != WHITE else None
-        return Rules(wild, seven, stand)
+        """From the variant's registry entry: K-7 seven pairs in 扣点点; H-2 白板 stand-in in 含山."""
+        from engine.variants import get
+        rules = get(variant).rules
+        return Rules(wild, rules.seven_pairs, rules.stand_in_for(wild))
 
 
 def split(counts: Sequence[int], wild: Optional[int]) -> tuple[list[int], int]:

@@ -37,6 +37,11 @@ class Variant:
         return natural, wilds
 
     def stand_in(self, hand: HandState) -> Optional[tuple[int, int]]:
+        return self.stand_in_for(hand.wild)
+
+    @staticmethod
+    def stand_in_for(wild: Optional[int]) -> Optional[tuple[int, int]]:
+        """(from kind, to kind): a tile that may also play another kind inside the hand (H-2), or None."""
         return None
 
     def is_complete(self, hand: HandState, seat: SeatHand, extra: Optional[int] = None) -> bool:

@@ -17,8 +17,9 @@ class Hanshan(Variant):
     seven_pairs = False  # H-1
     locked_may_kong = False  # H-4: no pung or kong after 报听
 
-    def stand_in(self, hand: HandState) -> Optional[tuple[int, int]]:
-        return hanshan_scoring.white_stand_in(hand.wild)  # H-2
+    @staticmethod
+    def stand_in_for(wild: Optional[int]) -> Optional[tuple[int, int]]:
+        return hanshan_scoring.white_stand_in(wild)  # H-2
 
     def ting_phase_seats(self, hand: HandState) -> list[int]:
         """H-4: non-dealers whose 13 dealt tiles wait on something are asked 听 or 过 first."""
