@@ -89,7 +89,9 @@ def main() -> None:
         app = create_app(settings)
         repo = app.extensions["tilefold"].repo
         client = app.test_client()
-        print(f"snapshot every {repo.snapshots.every} events, rolling head snapshot {'on' if repo.snapshots.head else 'off'}; GET /api/matches/<id>, medians of {args.repeats}")
+        head = "on" if repo.snapshots.head else "off"
+        print(f"snapshot every {repo.snapshots.every} events, rolling head snapshot {head}; "
+              f"GET /api/matches/<id>, medians of {args.repeats}")
         print(f"{'events':>8} {'tail':>5} {'warm ms':>8} {'cold ms':>8} {'no-snap ms':>10} {'cold/warm':>9}")
         for size in (20, 2000, 20000):
             match_id = f"cold{size}"

@@ -77,7 +77,8 @@ def _thread_local_class() -> type:
     would open a connection for every request)."""
     if cooperative():
         from gevent import monkey
-        return monkey.get_original("threading", "local")
+        original: type = monkey.get_original("threading", "local")
+        return original
     return threading.local
 
 
@@ -106,7 +107,7 @@ def cooperate_psycopg() -> None:
     every greenlet of the worker while one waits for the server."""
     waiting = sys.modules.get("psycopg.waiting")
     if waiting is not None and cooperative() and getattr(waiting, "wait", None) is getattr(waiting, "wait_c", None):
-        waiting.wait = waiting.wait_select
+        setattr(waiting, "wait", waiting.wait_select)  # noqa: B010 - psycopg's module attribute, set as psycopg documents
 
 
 def backoff(attempt: int) -> None:
@@ -240,7 +241,8 @@ class Connections:
                 raise
         raise AssertionError("unreachable")
 
-    def _run(self, conn: sqlite3.Connection, db: Database, begin: Optional[str], fn: Callable) -> Any:
+    def _run(self, conn: sqlite3.Connection, db: Database, begin: Optional[str],
+             fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
         """One attempt: fn inside `begin` ... COMMIT (or alone), rolled back when it fails."""
         try:
             if begin is None:

@@ -85,9 +85,9 @@ class WaiterHub:
             for name, watch in list(self._watches.items()):
                 self._raise(name, watch, self.store.current_version(name))
             return
-        watch = self._watches.get(stream)
-        if watch is not None:
-            self._raise(stream, watch, version)
+        found = self._watches.get(stream)
+        if found is not None:
+            self._raise(stream, found, version)
 
     @property
     def waiting(self) -> int:
@@ -163,7 +163,8 @@ class Slot:
     __slots__ = ("_limits", "_address")
 
     def __init__(self, limits: "WaitLimits", address: str) -> None:
-        self._limits, self._address = limits, address
+        self._limits: Optional[WaitLimits] = limits
+        self._address = address
 
     def release(self) -> None:
         if self._limits is not None:
