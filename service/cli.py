@@ -68,7 +68,8 @@ def banner(database: str, bind: str) -> str:
     base = "http://" + bind
     return (f"tilefold: database {where}\n"
             f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
-            f"tilefold: pages    {base}/replay/<match id>  (the replay of a match)")
+            f"tilefold: pages    {base}/  (create or join a match; yours at {base}/my, replays at "
+            f"{base}/replay/<match id>)")
 
 
 def _raise_open_files(wanted: int) -> None:

@@ -18,6 +18,7 @@ def test_banner_names_the_database_the_api_and_the_pages(tmp_path):
     text = banner(str(tmp_path / "m.db"), "127.0.0.1:8123")
     assert f"database {tmp_path / 'm.db'}" in text
     assert "http://127.0.0.1:8123/api/matches" in text and "http://127.0.0.1:8123/api/openapi.json" in text
+    assert "pages    http://127.0.0.1:8123/ " in text and "http://127.0.0.1:8123/my" in text
     assert "http://127.0.0.1:8123/replay/<match id>" in text
 
 
@@ -62,7 +63,7 @@ def test_two_servers_start_side_by_side_and_print_where_they_are(tmp_path):
             printed = [proc.stdout.readline() for _ in range(3)]
             assert f"database {db}" in printed[0]
             assert f"http://127.0.0.1:{port}/api/matches" in printed[1]
-            assert f"http://127.0.0.1:{port}/replay/" in printed[2]
+            assert f"pages    http://127.0.0.1:{port}/ " in printed[2]
         assert not list(runtime.iterdir())
     finally:
         for proc, _, _ in servers:
