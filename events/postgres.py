@@ -36,6 +36,7 @@ ROW_NAMES = tuple(c.strip() for c in ROW_COLUMNS.split(","))
 APPEND_SQL = "SELECT tf_append(%s, %s::int, %s, %s::text[], %s::int[], %s::text[], %s::text[], %s)"
 Watcher = Callable[[str, int], None]
 HEAD_CACHE = 10_000  # streams whose head (version, hash) a store remembers
+_INHERITED: list = []  # pools a forked child inherited: kept, never closed (they are the parent's)
 
 
 class _HeadMoved(Exception):
@@ -112,8 +113,20 @@ class PostgresEventStore:
         return store
 
     # -- connections ------------------------------------------------------------
+    def _forked(self) -> None:
+        """In a forked child: fresh locks, no pool, no threads (the parent's were copied mid-use: a
+        lock may be held by a thread that does not exist here). The inherited pool is kept, never
+        closed: closing its connections would end the parent's sessions on the shared sockets."""
+        if self._pool is not None:
+            _INHERITED.append(self._pool)
+        self._pool, self._pool_pid = None, os.getpid()
+        self._pool_lock, self._announced = threading.Lock(), threading.Condition()
+        self._to_announce, self._announcer_pid, self._listener_pid = {}, None, None
+
     def pool(self) -> Any:
         """This process's connection pool (a forked child opens its own)."""
+        if self._pool_pid is not None and self._pool_pid != os.getpid():
+            self._forked()
         if self._pool is None or self._pool_pid != os.getpid():
             with self._pool_lock:
                 if self._pool is None or self._pool_pid != os.getpid():
@@ -486,6 +499,8 @@ class PostgresEventStore:
         return unwatch
 
     def _ensure_listener(self) -> None:
+        if self._pool_pid is not None and self._pool_pid != os.getpid():
+            self._forked()
         if self._listener_pid == os.getpid():
             return
         with self._pool_lock:
@@ -522,6 +537,8 @@ class PostgresEventStore:
     def _announce(self, stream: str, version: int) -> None:
         """NOTIFY the append to every node, from a background thread that batches them (outside
         the append's transaction: a NOTIFY inside it would serialise every append's commit)."""
+        if self._pool_pid != os.getpid():
+            self.pool()
         with self._announced:
             if self._to_announce.get(stream, 0) < version:
                 self._to_announce[stream] = version

@@ -1,4 +1,5 @@
-"""Multi-process tests of the event store: 8 concurrent writers, and SIGKILL mid-append."""
+"""Multi-process tests of the event store: 8 concurrent writers, and SIGKILL mid-append, on both
+backends (`backend`: a SQLite file, or a PostgreSQL schema)."""
 import multiprocessing as mp
 import os
 import random
@@ -8,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from events import ConcurrencyError, EventStore, NewEvent, Registry
+import events
+from events import ConcurrencyError, NewEvent, Registry
 
 WORKERS = 8
 APPENDS_PER_WORKER = 100
@@ -16,9 +18,9 @@ DEADLINE_S = 40
 
 
 def open_store(store_or_path):
-    """Fork hands over the parent's store object (reconnect per pid); spawn gets a path."""
+    """Fork hands over the parent's store object (reconnect per pid); spawn gets a path or URL."""
     if isinstance(store_or_path, str):
-        return EventStore(store_or_path, registry=Registry())
+        return events.open_store(store_or_path, registry=Registry())
     return store_or_path
 
 
@@ -64,8 +66,8 @@ def new_report(worker, stream):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_eight_processes_append_without_loss_or_locks(tmp_path, method):
-    path = str(tmp_path / "events.db")
+def test_eight_processes_append_without_loss_or_locks(backend, method):
+    path = backend.target
     if method == "fork":
         # fork from a fresh single-threaded process: forking pytest itself, whose earlier tests
         # leave threads behind (one may be inside SQLite at that instant), once hung a child
@@ -78,7 +80,7 @@ def test_eight_processes_append_without_loss_or_locks(tmp_path, method):
         assert parent.exitcode == 0
     else:
         reports = run_workers(path, "spawn")
-    check_reports(EventStore(path, registry=Registry()), reports)
+    check_reports(events.open_store(path, registry=Registry()), reports)
 
 
 def forking_parent(path, out):
@@ -87,7 +89,7 @@ def forking_parent(path, out):
 
 def run_workers(path, method):
     """8 writers started by `method`; with fork they inherit this process's open store object."""
-    store = EventStore.initialise(path, registry=Registry())
+    store = events.initialise_store(path, registry=Registry())
     store.append("warmup", 0, [NewEvent("t", {})])  # the parent holds an open connection
     ctx = mp.get_context(method)
     start, results = ctx.Event(), ctx.Queue()
@@ -126,13 +128,13 @@ BATCH = 3
 
 def batch_appender(path, ack_path, ready):
     """Append 3-event batches forever; after each acknowledged append, fsync its last version."""
-    store = EventStore(path, registry=Registry())
+    store = events.open_store(path, registry=Registry())
     with open(ack_path, "a", encoding="ascii") as acks:
         batch = 0
         while True:
             version = store.current_version("killed")
-            events = [NewEvent("part", {"batch": batch, "i": i}) for i in range(BATCH)]
-            result = store.append("killed", version, events, idempotency_key=f"batch-{batch}",
+            parts = [NewEvent("part", {"batch": batch, "i": i}) for i in range(BATCH)]
+            result = store.append("killed", version, parts, idempotency_key=f"batch-{batch}",
                                   outbox=[{"batch": batch}])
             acks.write(f"{result.last_version}\n")
             acks.flush()
@@ -150,9 +152,9 @@ def acknowledged_versions(ack_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_sigkill_loses_no_acknowledged_batch_and_leaves_no_partial_one(tmp_path, seed):
-    path, ack_path = str(tmp_path / "events.db"), str(tmp_path / "acks.txt")
-    EventStore.initialise(path, registry=Registry())
+def test_sigkill_loses_no_acknowledged_batch_and_leaves_no_partial_one(backend, tmp_path, seed):
+    path, ack_path = backend.target, str(tmp_path / "acks.txt")
+    events.initialise_store(path, registry=Registry()).close()
     # spawn, not fork: forking a test process that has other threads (webhook workers, servers of
     # earlier tests) can hand the child a lock held forever, which once stalled this test.
     ctx = mp.get_context("spawn")
@@ -164,7 +166,7 @@ def test_sigkill_loses_no_acknowledged_batch_and_leaves_no_partial_one(tmp_path,
     os.kill(child.pid, signal.SIGKILL)
     child.join(timeout=10)
     assert child.exitcode == -signal.SIGKILL
-    check_after_kill(EventStore(path, registry=Registry()), acknowledged_versions(ack_path))
+    check_after_kill(events.open_store(path, registry=Registry()), acknowledged_versions(ack_path))
 
 
 def check_after_kill(store, acked):
