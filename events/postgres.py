@@ -36,7 +36,7 @@ ROW_NAMES = tuple(c.strip() for c in ROW_COLUMNS.split(","))
 APPEND_SQL = "SELECT tf_append(%s, %s::int, %s, %s::text[], %s::int[], %s::text[], %s::text[], %s)"
 Watcher = Callable[[str, int], None]
 HEAD_CACHE = 10_000  # streams whose head (version, hash) a store remembers
-_INHERITED: list = []  # pools a forked child inherited: kept, never closed (they are the parent's)
+_INHERITED: list[Any] = []  # pools a forked child inherited: kept, never closed (they are the parent's)
 
 
 class _HeadMoved(Exception):
