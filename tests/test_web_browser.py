@@ -75,12 +75,22 @@ class Shots:
         page.set_viewport_size(WIDE)
 
 
+# A hidden tab whose notifications are allowed, recording what it is asked to show.
+NOTIFY_SPY = """
+window.__notes = [];
+Object.defineProperty(document, "hidden", { get: () => window.__hidden === true });
+window.Notification = class { constructor(title) { window.__notes.push(title); }
+  static get permission() { return "granted"; } static requestPermission() { return Promise.resolve("granted"); } };
+"""
+
+
 @pytest.fixture
 def contexts(browser):
     made, errors = [], []
 
     def new():
         context = browser.new_context(viewport=WIDE)
+        context.add_init_script(NOTIFY_SPY)
         page = context.new_page()
         page.set_default_timeout(8000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -215,8 +225,12 @@ def assert_no_hidden_tiles(page, app, match_id, seat):
         allowed.update(_code(d["tile"]) for d in other["discards"] if d["tile"] is not None)
         for meld in other["melds"]:
             allowed[_code(meld["tile"])] += 4
-    shown = dom_tiles(page, "#table") + dom_tiles(page, "#hand") + dom_tiles(page, "#my-melds")
+    # (#center repeats the tile just discarded, a public tile already counted in its river)
+    shown = dom_tiles(page, "#table section.seat") + dom_tiles(page, "#hand") + dom_tiles(page, "#my-melds")
     assert not shown - allowed, f"tiles shown beyond what seat {seat} may know: {shown - allowed}"
+    window = seen.get("window")
+    center = set(dom_tiles(page, "#center"))
+    assert not center or (window is not None and center == {_code(window["tile"])})
     hidden = Counter()
     for other in range(4):
         if other != seat:
@@ -312,6 +326,7 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
     shots = Shots(tmp_path)
     match_id, pages = four_players(contexts, base, "koudiandian", True)
     assert "耗子" in pages[0].text_content("#wild")  # K-13
+    pages[3].evaluate("window.__hidden = true")  # seat 3 looks at another tab: notified on its turn
     moves = {"n": 0, "reloaded": False, "tab": None, "offline": False}
 
     def hook(seat, action, loaded):
@@ -330,6 +345,8 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
             page.wait_for_selector("#hand .tile-btn")
             wait_version(page, loaded.version)
             assert dom_tiles(page, "#hand") == before
+            if seat == 3:
+                page.evaluate("window.__hidden = true")  # still looking at another tab
             moves["reloaded"] = True
         if moves["n"] == 8:  # a second tab of the same browser follows the first
             tab = page.context.new_page()
@@ -356,6 +373,9 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
     wait_version(tab, final)  # the second tab followed every move through its own stream
     wait_settled(tab)
     assert moves["reloaded"]
+    notes = pages[3].evaluate("window.__notes")
+    assert notes and all("Your turn" in note for note in notes)
+    assert pages[0].evaluate("window.__notes") == []  # never hidden: no notification
     # a chat line reaches the other seats, and nobody without a seat
     pages[0].click("#result .close")
     pages[0].click("#extras summary")

@@ -23,7 +23,6 @@
   let tingOpen = false;
   let sending = false;
   let stream = null;
-  let hadActions = false;
   let closedResult = false;  // the final settlement was closed to look at the table
 
   // ------------------------------------------------------------------ names and seats
@@ -53,7 +52,7 @@
         return;
       }
       const fresh = await api("GET", `/api/matches/${matchId}/view`);
-      if (!view || fresh.version > view.version || fresh.status !== view.status) show(fresh);
+      if (!view || fresh.version > view.version || fresh.status !== view.status) show(fresh, true);
     } catch (err) {
       if (err.status === 403 || err.status === 401) { seat = null; toast("座位已失效 this seat's invite was replaced"); }
       setConn(false);
@@ -86,7 +85,7 @@
   document.addEventListener("visibilitychange", () => { if (!document.hidden) soon(); });
 
   // ------------------------------------------------------------------ rendering
-  function show(fresh) {
+  function show(fresh, pushed) {
     const before = view;
     view = fresh;
     body.dataset.version = String(fresh.version);  // what this page shows (tests wait on it)
@@ -100,7 +99,7 @@
     renderMe();
     renderActions();
     renderResult();
-    notifyTurn();
+    notifyTurn(Boolean(pushed) && Boolean(before) && before.version !== fresh.version);
   }
   function keepSelection() {
     return selected && view.legal_actions.some((a) => a.action === "discard" && a.tile === selected) ? selected : null;
@@ -162,8 +161,11 @@
   function river(s) {
     const box = el("div", { class: "river", "aria-label": `${seatName(s)} 的牌河 discards` });
     const hand = view.view.hand;
-    hand.seats[s].discards.forEach((d) => {
+    const w = hand.window;
+    const last = hand.seats[s].discards.length - 1;
+    hand.seats[s].discards.forEach((d, i) => {
       const t = T.element(d.tile, { dim: d.claimed });
+      if (w && w.source === s && w.kind === "claim" && i === last) t.classList.add("just");
       if (d.claimed) t.classList.add("claimed");
       if (d.face_down) t.classList.add("facedown");
       box.appendChild(t);
@@ -492,12 +494,11 @@
     const answer = await Notification.requestPermission();
     toast(answer === "granted" ? "轮到你时会提醒 you will be notified on your turn" : "未允许 not allowed");
   });
-  function notifyTurn() {
+  function notifyTurn(moved) {  // others moved (the stream, not this page's own action) and now it is this seat's turn
     const now = view.legal_actions.length > 0;
-    if (now && !hadActions && document.hidden && "Notification" in window && Notification.permission === "granted") {
+    if (now && moved && document.hidden && "Notification" in window && Notification.permission === "granted") {
       try { new Notification("轮到你了 Your turn", { body: `${VARIANTS[view.view.variant][0]} · Tilefold`, tag: matchId }); } catch (e) { /* ignore */ }
     }
-    hadActions = now;
   }
 
   let chatAfter = 0;
