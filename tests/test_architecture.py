@@ -67,6 +67,11 @@ def test_service_uses_the_event_store_only_through_its_public_surface():
     assert {path: names for path, names in private.items() if names} == {}
 
 
+def test_replay_viewer_and_service_import_one_way_only():
+    """service → replay_viewer (its frames and assets); replay_viewer imports the engine only (no service, no Flask)."""
+    assert _offenders("replay_viewer", OURS - {"replay_viewer", "engine"} | {"flask", "flask_smorest"}) == {}
+
+
 def test_service_writes_no_sql_of_the_event_store_tables():
     """The outbox, events and idempotency tables are events/' own: service/ has no UPDATE/INSERT/DELETE on them."""
     pattern = re.compile(r"\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(outbox|events|idempotency|stream_heads|meta)\b", re.I)

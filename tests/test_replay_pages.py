@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from replay_viewer.web import SizedCache
+from service.routes.replays import SizedCache
 from test_audit_support import finished_match
 
 

@@ -54,7 +54,7 @@ def headers(blp: Blueprint, *names: str) -> Callable:
 
 
 def blueprints() -> list[Blueprint]:
-    from . import (actions, chat, events, export, invites, matches, orders, replay, score, seats, spectate, stream,
+    from . import (actions, chat, events, export, invites, matches, orders, replays, score, seats, spectate, stream,
                    variants, view, webhooks)
-    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replay.blp,
+    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replays.blp,
             orders.blp, webhooks.blp, spectate.blp, stream.blp, invites.blp, chat.blp, variants.blp]

@@ -1,4 +1,4 @@
-"""The replay blueprint: the page at /replay/<id>, its frames as JSON, and its static JS/CSS."""
+"""The replay blueprint: the page at /replay/<id>, its frames as JSON, and replay_viewer's static JS/CSS."""
 from __future__ import annotations
 
 import json
@@ -10,16 +10,17 @@ from flask import Response, current_app, render_template, request
 from flask_smorest import Blueprint
 
 from engine import variants as engine_variants
-from service import match_log
-from service import room as rooms
-from service.problems import ApiError
-from service.repository import stream_of
-from service.web import bearer_token, service
+from replay_viewer import STATIC, TEMPLATES
+from replay_viewer.frames import build_frames, parse_perspective
 
-from .frames import build_frames, parse_perspective
+from .. import match_log
+from .. import room as rooms
+from ..problems import ApiError
+from ..repository import stream_of
+from ..web import bearer_token, service
 
-blp = Blueprint("replay", __name__, url_prefix="/replay", static_folder="static",
-                static_url_path="/static", template_folder="templates",
+blp = Blueprint("replay", __name__, url_prefix="/replay", static_folder=str(STATIC),
+                static_url_path="/static", template_folder=str(TEMPLATES),
                 description="Replay viewer: step through a finished match (HTML page and its frames).")
 HAND_MARKS = ("hand_started", "hand_ended")
 
