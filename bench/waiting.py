@@ -58,12 +58,25 @@ def raise_open_files(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+LOG = os.path.join(tempfile.gettempdir(), "bench-waiting-server.log")
+
+
 def start_server(db: str, port: int) -> subprocess.Popen:
     script = os.path.join(os.path.dirname(sys.executable), "tilefold")
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
     env = dict(os.environ, TILEFOLD_DB=db, TILEFOLD_MAX_WAITERS_PER_ADDRESS="100000")
-    return H.start(launcher + ["serve", "--bind", f"127.0.0.1:{port}"], env,
-                   f"http://127.0.0.1:{port}/api/matches")
+    with open(LOG, "w") as log:  # the server's own log: worker restarts show there
+        proc = subprocess.Popen(launcher + ["serve", "--bind", f"127.0.0.1:{port}"], env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            H.requests.get(f"http://127.0.0.1:{port}/api/matches", timeout=5)
+            return proc
+        except (H.requests.ConnectionError, H.requests.Timeout):
+            time.sleep(0.2)
+    H.stop(proc)
+    raise SystemExit("the server did not start")
 
 
 def group_rss(pgid: int) -> int:
@@ -275,6 +288,9 @@ def run(base: str, server, args) -> None:
               f"p99 {H.percentile(delays, 0.99) * 1e3:.0f} ms (from the append's recorded_at)")
     if waiters.errors:
         print(f"waiter errors: {len(waiters.errors)}, e.g. {sorted(set(waiters.errors))[:5]}")
+    with open(LOG) as log:
+        boots = sum("Booting worker" in line for line in log)
+    print(f"server workers booted: {boots} (2 = none restarted); its log: {LOG}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from engine.options import OptionError
+from engine.options import OptionError, normalise
 
 from ..pages.links import invite_url
 from ..presenters import summary
@@ -33,8 +33,8 @@ def list_matches():
 @errors(blp, 413, 422, 503)
 def create_match(data):
     """Create a match; the answer carries the owner token, shown only once."""
-    _check_length(data["options"] or {})
     try:
+        _check_length(normalise(data["variant"], data["options"]))  # the engine's own 400s first
         match_id, owner_token, loaded = service().create(data["variant"], data["options"],
                                                          deadline_seconds=data.get("deadline_seconds"))
     except OptionError as exc:
