@@ -72,7 +72,7 @@ def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_servi
     match_id, _, tokens = api.new_match("hanshan", {"hands": 2}, humans=1)
     api.play_randomly(match_id, tokens, random.Random(3))
     store = repo.store
-    rows = store._db.query("SELECT version, key FROM snapshots WHERE stream = ? ORDER BY version",
+    rows = store.query("SELECT version, key FROM snapshots WHERE stream = ? ORDER BY version",
                            [stream_of(match_id)])
     assert rows and all(key == snapshots.format_key() for _, key in rows)
     stored = store.read(stream_of(match_id))
