@@ -4,6 +4,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Union
 
 import engine
+from engine.actions import variant_of
+from engine.explain import explain_win
+from engine.review import review
 
 Perspective = Union[int, str, None]  # a seat 0..3, "all" (everyone's hands open) or None (public)
 
@@ -39,21 +42,38 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
     state = engine.initial_state() if state is None else state
     steps: list[dict] = []
     hands: list[dict] = []
+    events: list[dict] = []
     for item in stored:
         if item.type in skip:
             continue
         event = {"type": item.type, **item.payload}
+        if item.type == "hand_ended" and hands and state.hand is not None and state.hand.win is not None:
+            hands[-1]["explain"] = _explain(state, event)
+        events.append(event)
         state = engine.evolve(state, event)
         view = view_for(state, perspective)
-        view.pop("options", None)  # constant: given once at the top
-        view.pop("last_result", None)  # the hand_ended step carries it
+        for constant in ("options", "last_result", "legal_actions"):  # given once / on the hand_ended step / unused
+            view.pop(constant, None)
         steps.append({"version": item.version, "event": event_for(event, perspective), "view": view})
         if item.type == "hand_started":
             hands.append({"hand": event["hand"], "dealer": event["dealer"], "start": len(steps) - 1,
                           "end": None, "scores": None})
         elif item.type == "hand_ended" and hands:
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
-    return {"perspective": perspective, "steps": steps, "hands": hands}
+    out = {"perspective": perspective, "steps": steps, "hands": hands}
+    if isinstance(perspective, int) and state.phase == "match_over":
+        out["review"] = [{**entry, "step": entry.pop("index")} for entry in review(events, perspective)]
+    return out
+
+
+def _explain(state, ended: dict) -> Optional[dict]:
+    """The winner's hand read as scoring read it, and the payments step by step (engine.explain)."""
+    score = ended["settlement"].get("score")
+    if not score or not score.get("ok"):
+        return None
+    win = state.hand.win
+    ctx = variant_of(state).win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
+    return explain_win(ctx, score)
 
 
 def parse_perspective(text: Optional[str]) -> Perspective:

@@ -13,12 +13,17 @@
   const variantInfo = (v) => (data && data.variants && data.variants[v]) || {};
   const variantLabel = (v) => variantInfo(v).label || v;
   const wildName = () => variantInfo(data && data.variant).wild || "配子";
+  // the badge on a wild tile: the first character of its name (耗 for 耗子, 配 for 配子)
+  const wildMark = () => wildName().charAt(0);
   const BY = { self_draw: ["自摸", "self-draw"], kong_draw: ["杠上开花", "win on a kong replacement"],
                discard: ["点炮", "on a discard"], rob_kong: ["抢杠", "robbing a kong"] };
   const RESP = { pass: ["过", "pass"], pung: ["碰", "pung"], kong: ["杠", "kong"], hu: ["胡", "hu"], ting: ["报听", "ting"] };
   const KONG = { exposed: ["明杠", "exposed kong"], added: ["加杠", "added kong"], concealed: ["暗杠", "concealed kong"] };
   const WINDOW = { claim: ["叫牌", "claims on a discard"], rob: ["抢杠", "robbing the kong"], ting: ["报听", "declare ready"] };
-  const PHASE = { lobby: "等待 lobby", ting: "报听 ting", turn: "出牌 turn", claim: "叫牌 claim", rob: "抢杠 rob",
+  const WINDS = ["东", "南", "西", "北"];
+  const WIND_EN = ["East", "South", "West", "North"];
+  const T = window.TilefoldTiles || null;
+  const PHASE = { lobby: "准备发牌 dealing", ting: "报听 ting", turn: "出牌 turn", claim: "叫牌 claim", rob: "抢杠 rob",
                   hand_over: "本局结束 hand over", match_over: "终局 match over", settle: "结算 settle" };
 
   const body = document.body;
@@ -51,10 +56,15 @@
       t.classList.add("back");
       t.title = opts.faceDown ? "扣牌 face-down tile" : "暗牌 hidden tile";
       if (opts.faceDown) t.classList.add("facedown");
+      if (T) t.appendChild(T.element(null));
       return t;
     }
     t.dataset.tile = name;
-    if (HONOUR[name]) {
+    const mark = opts.wild ? wildMark() : undefined;
+    if (T) {
+      t.classList.add("svg");
+      t.appendChild(T.element(name, mark ? { mark: mark } : {}));
+    } else if (HONOUR[name]) {
       t.classList.add("h", HONOUR[name][1]);
       t.appendChild(el("b", null, HONOUR[name][0]));
     } else {
@@ -62,6 +72,7 @@
       t.appendChild(el("b", null, NUM[Number(name[0]) - 1]));
       t.appendChild(el("i", null, SUIT[name[1]]));
     }
+    if (mark) t.dataset.mark = mark;
     t.title = tileLabel(name);
     if (opts.wild) t.classList.add("wild");
     if (opts.faceDown) { t.classList.add("facedown"); t.title += " 扣牌 face down"; }
@@ -81,10 +92,29 @@
   }
 
   // ---------------------------------------------------------------- names
+  function playerName(s) {
+    const seat = data.seats && data.seats[s];
+    return seat ? seat.name : "空位 empty seat";
+  }
+  function windOf(s) {  // the seat's wind in the hand on screen: the dealer sits East (G-2)
+    const d = currentDealer();
+    return d === null ? null : WINDS[(s - d + 4) % 4];
+  }
+  function currentDealer() {
+    if (!data) return null;
+    const v = data.steps[index] && data.steps[index].view;
+    if (v && v.hand) return v.hand.dealer;
+    const h = currentHand();
+    return h ? h.dealer : null;
+  }
+  function currentWild() {
+    const v = data.steps[index] && data.steps[index].view;
+    return v && v.hand ? v.hand.wild : null;
+  }
   function seatName(s) {
     if (s === null || s === undefined) return "?";
-    const seat = data.seats && data.seats[s];
-    return "座位" + s + (seat ? " (" + seat.name + ")" : "");
+    const w = windOf(s);
+    return (w ? w + " " : "") + playerName(s);
   }
   function pair(zh, en) {
     const span = el("span");
@@ -168,7 +198,9 @@
     renderSeats(view, hand, step, ended);
     const ev = $("event"); ev.replaceChildren(describe(step.event));
     renderWindow(hand);
-    renderSettlement(ended);
+    renderSettlement(ended, h);
+    renderStandings();
+    renderReview();
     renderChart(h);
     const link = "#e=" + step.version + (perspective === "all" ? "" : "&seat=" + perspective);
     if (location.hash !== link) history.replaceState(null, "", location.pathname + location.search + link);
@@ -198,7 +230,9 @@
       if (ended && ended.winner === s) box.classList.add("winner");
       const head = el("div", "seat-head");
       const dot = el("span", "dot"); dot.style.background = SEAT_COLOURS[s]; head.appendChild(dot);
-      head.appendChild(el("span", "name", seatName(s)));
+      const wind = windOf(s);
+      if (wind) { const w = el("span", "wind", wind); w.title = WIND_EN[WINDS.indexOf(wind)] + " wind this hand"; head.appendChild(w); }
+      head.appendChild(el("span", "name", playerName(s)));
       if (data.seats[s] && data.seats[s].bot) head.appendChild(el("span", "badge", "机器人 bot"));
       if (hand && hand.dealer === s) head.appendChild(el("span", "badge dealer", "庄 dealer"));
       if (sv && sv.ready) head.appendChild(el("span", "badge ready", "听 ready"));
@@ -283,20 +317,22 @@
       box.appendChild(r);
     });
   }
-  function renderSettlement(ended) {
+  function renderSettlement(ended, h) {
     const card = $("settlement-card"); const box = $("settlement"); box.replaceChildren();
     card.hidden = !ended;
     if (!ended) return;
     const names = (data.names && data.names[data.variant]) || {};
     const head = el("div", "win-line");
-    if (ended.outcome === "draw") head.appendChild(pair("荒庄", "exhausted wall — no winner"));
+    if (ended.outcome === "draw") head.appendChild(pair("荒庄", "exhausted wall — no winner, nothing paid"));
     else {
       const b = BY[ended.win.by] || [ended.win.by, ended.win.by];
       head.appendChild(el("b", null, seatName(ended.winner))); head.appendChild(pair("胡", "wins"));
-      head.appendChild(tile(ended.win.tile, { small: true })); head.appendChild(pair(b[0], b[1]));
+      head.appendChild(tile(ended.win.tile, { small: true, wild: ended.win.tile === currentWild() })); head.appendChild(pair(b[0], b[1]));
       if (ended.win.from !== null && ended.win.from !== undefined) { head.appendChild(pair("来自", "from")); head.appendChild(el("span", null, seatName(ended.win.from))); }
     }
     box.appendChild(head);
+    const ex = h && h.explain;
+    if (ex) box.appendChild(explainedHand(ex, h));
     const score = (ended.settlement && ended.settlement.score) || null;
     if (score) {
       const list = el("ul", "patterns"); list.id = "patterns";
@@ -311,11 +347,7 @@
       });
       if (!(score.patterns || []).length) list.appendChild(el("li", "muted", "平胡 plain win, no special hand"));
       box.appendChild(list);
-      if ("multiplier" in score) box.appendChild(el("div", null, "点数 points " + score.points + " × 倍数 multiplier " + score.multiplier + " = " + score.value));
-      if ("pattern_score" in score) {
-        const ex = (data.names.extra || {})[score.extra] || [score.extra, score.extra];
-        box.appendChild(el("div", null, "番数 pattern score " + score.pattern_score + " · " + ex[0] + " " + ex[1]));
-      }
+      if (ex && ex.payment) box.appendChild(paymentLines(ex.payment, score, names));
     }
     const table = el("table", "settle"); table.id = "settle-table";
     const tr = el("tr"); ["座位 seat", "胡 win", "杠 kong", "合计 total", "比分 score"].forEach((t, i) => tr.appendChild(el("th", i ? "num" : null, t)));
@@ -332,50 +364,225 @@
     }
     box.appendChild(table);
   }
+  function explainedHand(ex, h) {
+    // The winner's hand as scoring read it: each set apart, wilds/白板 shown with what they stood for.
+    const wrap = el("div", "explained"); wrap.id = "explained";
+    wrap.appendChild(el("div", "label", ex.seven_pairs ? "七对 read as seven pairs" : "牌型 read as sets + pair"));
+    const row = el("div", "blocks");
+    ex.blocks.forEach((b) => {
+      const blk = el("span", "block " + b.shape); blk.dataset.shape = b.shape;
+      b.tiles.forEach((t) => {
+        const cell = el("span", "cell");
+        const node = tile(t.tile, { small: true, wild: !!t.wild });
+        if (t.win) { node.classList.add("win-tile"); node.title += " · 和牌 the winning tile"; cell.classList.add("win"); }
+        cell.appendChild(node);
+        if (t.as) {
+          const as = el("span", "as", (t.stand_in ? "白板→" : "") + "当" + tileZh(t.as));
+          as.title = (t.stand_in ? "白板 stands in for the 配子's kind (H-2): " : wildName() + " (wild) stands for ") + tileLabel(t.as);
+          cell.appendChild(as); cell.dataset.as = t.as;
+        }
+        if (t.win) cell.appendChild(el("span", "winmark", "和"));
+        blk.appendChild(cell);
+      });
+      row.appendChild(blk);
+    });
+    ex.melds.forEach((m) => {
+      const blk = el("span", "block meld " + m.type);
+      const n = m.type === "kong" ? 4 : 3;
+      for (let i = 0; i < n; i++) blk.appendChild(tile(m.tile, { small: true }));
+      blk.title = m.type === "kong" ? (KONG[m.kong] || [m.kong])[0] : "碰 pung";
+      row.appendChild(blk);
+    });
+    wrap.appendChild(row);
+    return wrap;
+  }
+  function paymentLines(p, score, names) {
+    const box = el("div", "payment"); box.id = "payment";
+    const line = (text, cls) => { const d = el("div", cls || "pline", text); box.appendChild(d); return d; };
+    if (p.kind === "koudiandian") {
+      const tileText = p.points_tile ? tileZh(p.points_tile) + " (" + p.points_tile + ")" : "?";
+      line((p.wild_drawn ? "自摸" + wildName() + "，按所听最大的牌 " : "和牌 ") + tileText + " 的点数 = " + p.points +
+           " · points of the " + (p.wild_drawn ? "best wait (a drawn 耗子, K-13)" : "winning tile") + " (K-1: 1–9 by rank, honours 10)");
+      let why = p.self_drawn ? "自摸 ×2 self-draw" : "点炮 ×1 on a discard";
+      const special = (score.patterns || []).filter((c) => typeof c === "string");
+      if (p.wilds_mode && special.length) why += " · 耗子模式不计" + special.map((c) => (names[c] || [c])[0]).join("、") + "倍数 (K-13: wild mode drops the special-hand multiplier)";
+      else if (p.multiplier > (p.self_drawn ? 2 : 1)) why = special.map((c) => (names[c] || [c])[0]).join("、") + " ×" + p.multiplier + " (K-7, the highest only)";
+      line("倍数 multiplier " + p.multiplier + " — " + why);
+      line(p.points + " × " + p.multiplier + " = " + p.value + (p.base !== 1 ? " · 底分 base ×" + p.base : ""), "pline total");
+      p.shares.forEach((sh) => {
+        const payer = sh.paid_by;
+        let t = seatName(payer) + " 付 pays " + sh.amount;
+        if (payer !== sh.seat) t += " (" + seatName(sh.seat) + " 的一份 share)";
+        if (sh.dealer_bonus) t += " 含庄家 +" + sh.dealer_bonus + " (K-12)";
+        line(t, "share").dataset.payer = payer;
+      });
+      if (p.pays_all) line("点炮包胡：放炮者 " + seatName(p.discarder) + " 未报听，替三家付 — an unready discarder pays for all three (K-8)", "pline why");
+      else if (p.discarder !== null && p.discarder !== undefined) line("放炮者已报听，只付自己一份 — a ready discarder pays only its own share (K-8)", "pline why");
+    } else {
+      const ex = (data.names.extra || {})[p.yadang ? "yadang" : "pinghu"] || [p.yadang ? "丫当" : "平胡", ""];
+      line("番数 pattern score " + p.pattern_score + " · " + ex[0] + " " + ex[1]);
+      const t = el("table", "extra"); t.id = "extra-table";
+      const hr = el("tr"); ["H-10 " + (p.winner_dealer ? "庄家" : "闲家") + (p.self_drawn ? "自摸" : "点炮"), "闲家付 non-dealer", "庄家付 dealer"].forEach((x) => hr.appendChild(el("th", null, x)));
+      t.appendChild(hr);
+      [["平胡 pinghu", p.table.pinghu, !p.yadang], ["丫当 yadang", p.table.yadang, p.yadang]].forEach(([label, vals, used]) => {
+        const r = el("tr", used ? "used" : ""); r.appendChild(el("td", null, label));
+        vals.forEach((v) => r.appendChild(el("td", "num", "+" + v))); t.appendChild(r);
+      });
+      box.appendChild(t);
+      p.shares.forEach((sh) => {
+        let txt = seatName(sh.seat) + (sh.dealer ? " (庄 dealer)" : "") + ": (" + p.pattern_score + " + " + sh.extra + ")" +
+          (p.base !== 1 ? " × " + p.base : "") + " = " + sh.amount;
+        if (sh.paid_by !== sh.seat) txt += " → " + seatName(sh.paid_by) + " 付 pays";
+        line(txt, "share").dataset.payer = sh.paid_by;
+      });
+      if (p.pays_all) line("点炮一家付：放炮者付全部 — the discarder pays everything (H-5)", "pline why");
+    }
+    return box;
+  }
+  function renderStandings() {
+    const card = $("standings-card"); const box = $("standings"); box.replaceChildren();
+    const last = data.steps.length - 1;
+    const over = data.status === "over" && index === last;
+    card.hidden = !over;
+    if (!over) return;
+    const scores = data.steps[last].view.scores;
+    const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a] || a - b);
+    const table = el("table", "settle"); table.id = "standings-table";
+    const hr = el("tr"); ["名次 place", "玩家 player", "比分 score"].forEach((x, i) => hr.appendChild(el("th", i === 2 ? "num" : null, x)));
+    table.appendChild(hr);
+    let place = 0;
+    order.forEach((s, i) => {
+      if (i === 0 || scores[s] !== scores[order[i - 1]]) place = i + 1;
+      const r = el("tr"); r.dataset.seat = s; r.dataset.place = place;
+      r.appendChild(el("td", null, ["", "🥇 1", "🥈 2", "🥉 3", "4"][place] || String(place)));
+      r.appendChild(el("td", null, playerName(s)));
+      const v = scores[s]; r.appendChild(el("td", "num " + (v > 0 ? "pos" : v < 0 ? "neg" : ""), (v > 0 ? "+" : "") + v));
+      table.appendChild(r);
+    });
+    box.appendChild(table);
+  }
+  // ---------------------------------------------------------------- review (复盘) of the chosen seat
+  function reviewAt() {
+    if (!data.review) return null;
+    let found = null;
+    for (const r of data.review) { if (r.step <= index) found = r; else break; }
+    return found;
+  }
+  function isDifference(r) { return r.differs || r.kind === "passed_hu" || r.kind === "missed_hu" || r.kind === "passed_pung"; }
+  function renderReview() {
+    const card = $("review-card"); const box = $("review"); box.replaceChildren();
+    const seat = perspective === "all" ? null : Number(perspective);
+    card.hidden = false;
+    $("review-prev").disabled = $("review-next").disabled = !data.review;
+    if (!data.review) {
+      box.appendChild(el("div", "muted", seat === null ? "选一个视角（座位）看它的复盘 — choose a seat's view to review its decisions"
+                                                       : "对局结束后可复盘 — the review opens when the match is over"));
+      return;
+    }
+    const diffs = data.review.filter(isDifference).length;
+    box.appendChild(el("div", "muted", seatName(seat) + " · " + data.review.length + " 次决定 decisions · " + diffs + " 处差异 differences"));
+    const r = reviewAt();
+    if (!r) { box.appendChild(el("div", "muted", "尚无决定 no decision yet")); return; }
+    const item = el("div", "rv " + r.kind + (isDifference(r) ? " diff" : "")); item.id = "review-item";
+    item.dataset.step = r.step; item.dataset.kind = r.kind;
+    const at = el("div", "rv-at", r.step === index ? "此步 this step" : "上一次决定 last decision: 第 " + (r.step + 1) + " 步");
+    item.appendChild(at);
+    if (r.kind === "passed_hu") item.appendChild(el("div", "rv-flag", "过胡 passed a win on " + tileLabel(r.tile)));
+    if (r.kind === "passed_pung") item.appendChild(el("div", "rv-flag soft", "过碰 passed a pung of " + tileLabel(r.tile)));
+    if (r.kind === "missed_hu") item.appendChild(el("div", "rv-flag", "漏胡 could win on its own draw, discarded instead"));
+    if (r.made) {
+      const line = el("div", "rv-line");
+      line.appendChild(el("span", "lbl", "打出 played")); line.appendChild(tile(r.made, { small: true }));
+      line.appendChild(el("span", "lbl", judged(r.made_judged)));
+      item.appendChild(line);
+      const best = el("div", "rv-line best");
+      best.appendChild(el("span", "lbl", "建议 analyser"));
+      r.best.slice(0, 6).forEach((t) => best.appendChild(tile(t, { small: true })));
+      if (r.best.length > 6) best.appendChild(el("span", "lbl", "+" + (r.best.length - 6)));
+      best.appendChild(el("span", "lbl", judged(r.best_judged)));
+      item.appendChild(best);
+      const ready = r.made_judged.shanten === 0 ? r.made_judged : (r.best_judged.shanten === 0 ? r.best_judged : null);
+      if (ready && ready.waits.length) {
+        const w = el("div", "rv-line waits");
+        w.appendChild(el("span", "lbl", (ready === r.made_judged ? "听 waits" : "建议后听 waits after the suggestion")));
+        ready.waits.forEach((x) => {
+          const c = el("span", "wait"); c.appendChild(tile(x.tile, { small: true }));
+          c.appendChild(el("span", "lbl", "余" + x.unseen + " · 值" + x.value)); c.title = x.unseen + " unseen, a win worth " + x.value;
+          w.appendChild(c);
+        });
+        item.appendChild(w);
+      }
+      item.appendChild(el("div", r.differs ? "rv-verdict diff" : "rv-verdict same", r.differs ? "≠ 与分析不同 differs from the analyser" : "= 与分析一致 as the analyser"));
+    }
+    box.appendChild(item);
+  }
+  function judged(j) {
+    const sh = j.shanten <= 0 ? (j.shanten === 0 ? "听牌 ready" : "和 complete") : j.shanten + " 向听 from ready";
+    return sh + " · 进张 " + j.improving_unseen + " unseen improving";
+  }
+  function jumpDifference(delta) {
+    if (!data.review) return;
+    const list = data.review.filter(isDifference);
+    const target = delta > 0 ? list.find((r) => r.step > index) : list.slice().reverse().find((r) => r.step < index);
+    if (target) go(target.step);
+  }
   function renderChart(current) {
     const ended = data.hands.filter((h) => h.scores && h.end <= index);  // no spoilers: hands played so far
     const series = [[0, 0, 0, 0]].concat(ended.map((h) => h.scores));
-    const W = 330, H = 190, L = 34, R = 22, T = 10, B = 24;
+    const W = 330, H = 190, L = 34, R = 22, T2 = 10, B = 24;
     const all = series.flat(); const lo = Math.min(0, ...all), hi = Math.max(0, ...all) || 1;
     const x = (i) => L + (W - L - R) * (series.length > 1 ? i / (series.length - 1) : 0);
-    const y = (v) => T + (H - T - B) * (hi - v) / ((hi - lo) || 1);
+    const y = (v) => T2 + (H - T2 - B) * (hi - v) / ((hi - lo) || 1);
     const NS = "http://www.w3.org/2000/svg";
     const svg = document.createElementNS(NS, "svg");
     svg.setAttribute("viewBox", "0 0 " + W + " " + H); svg.setAttribute("class", "chart"); svg.setAttribute("role", "img");
-    const line = (x1, y1, x2, y2, stroke, width, dash) => {
-      const l = document.createElementNS(NS, "line");
-      [["x1", x1], ["y1", y1], ["x2", x2], ["y2", y2], ["stroke", stroke], ["stroke-width", width]].forEach(([k, v]) => l.setAttribute(k, v));
-      if (dash) l.setAttribute("stroke-dasharray", dash);
-      svg.appendChild(l);
+    svg.setAttribute("aria-label", "比分走势 running scores; click a hand to jump to its end");
+    const add = (tag, attrs, parent) => {
+      const n = document.createElementNS(NS, tag);
+      Object.keys(attrs).forEach((k) => n.setAttribute(k, attrs[k]));
+      (parent || svg).appendChild(n); return n;
     };
-    const text = (tx, ty, str, anchor) => {
-      const t = document.createElementNS(NS, "text"); t.setAttribute("x", tx); t.setAttribute("y", ty);
-      t.setAttribute("text-anchor", anchor || "middle"); t.textContent = str; svg.appendChild(t);
-    };
-    [lo, 0, hi].forEach((v) => { line(L, y(v), W - R, y(v), v === 0 ? "#999" : "#e3e3e3", 1); text(L - 4, y(v) + 3, String(v), "end"); });
-    series.forEach((_, i) => text(x(i), H - 8, i === 0 ? "开始" : "第" + i + "局"));
-    if (current && current.scores) {
+    const text = (tx, ty, str, anchor) => { const t = add("text", { x: tx, y: ty, "text-anchor": anchor || "middle" }); t.textContent = str; };
+    [lo, 0, hi].forEach((v) => { add("line", { x1: L, y1: y(v), x2: W - R, y2: y(v), stroke: v === 0 ? "#999" : "#e3e3e3", "stroke-width": 1 }); text(L - 4, y(v) + 3, String(v), "end"); });
+    series.forEach((_, i) => text(x(i), H - 8, i === 0 ? "开始" : "第" + ended[i - 1].hand + "局"));
+    if (current && current.scores && current.end <= index) {
       const at = ended.indexOf(current) + 1;
-      if (at > 0 && data.hands[data.hands.indexOf(current)].end <= index) line(x(at), T, x(at), H - B, "#d89b00", 2, "4 3");
+      if (at > 0) add("line", { x1: x(at), y1: T2, x2: x(at), y2: H - B, stroke: "#d89b00", "stroke-width": 2, "stroke-dasharray": "4 3" });
     }
+    // lines never hide each other: each seat its own dash and marker, nudged apart where they meet
+    const DASH = ["", "7 4", "2 3", "9 3 2 3"], NUDGE = [-1.8, -0.6, 0.6, 1.8];
     for (let s = 0; s < 4; s++) {
-      const pl = document.createElementNS(NS, "polyline");
-      pl.setAttribute("points", series.map((sc, i) => x(i) + "," + y(sc[s])).join(" "));
-      pl.setAttribute("fill", "none"); pl.setAttribute("stroke", SEAT_HEX[s]); pl.setAttribute("stroke-width", 2.5);
-      pl.setAttribute("stroke-linejoin", "round");
+      const pts = series.map((sc, i) => x(i) + "," + (y(sc[s]) + NUDGE[s]));
+      const pl = add("polyline", { points: pts.join(" "), fill: "none", stroke: SEAT_HEX[s], "stroke-width": 2.2,
+                                   "stroke-linejoin": "round", "stroke-dasharray": DASH[s], class: "series", "data-seat": s });
       const title = document.createElementNS(NS, "title"); title.textContent = seatName(s); pl.appendChild(title);
-      svg.appendChild(pl);
-      series.forEach((sc, i) => {
-        const c = document.createElementNS(NS, "circle"); c.setAttribute("cx", x(i)); c.setAttribute("cy", y(sc[s]));
-        c.setAttribute("r", 2.8); c.setAttribute("fill", SEAT_HEX[s]); svg.appendChild(c);
-      });
+      series.forEach((sc, i) => marker(add, s, x(i), y(sc[s]) + NUDGE[s]));
     }
+    ended.forEach((h, i) => {  // a click target per hand: the column around its point
+      const cx = x(i + 1), half = (W - L - R) / Math.max(1, series.length - 1) / 2;
+      const hit = add("rect", { x: cx - half, y: T2, width: 2 * half, height: H - T2 - B + 14, fill: "transparent",
+                                class: "hand-hit", "data-hand": h.hand, tabindex: 0 });
+      const t = document.createElementNS(NS, "title"); t.textContent = "第" + h.hand + "局 hand " + h.hand + " — 点击跳到结算 click to jump"; hit.appendChild(t);
+      hit.addEventListener("click", () => go(h.end));
+      hit.addEventListener("keydown", (e) => { if (e.key === "Enter") go(h.end); });
+    });
     const legend = el("div", "legend");
     for (let s = 0; s < 4; s++) {
-      const item = el("span", "resp"); const d = el("span", "dot"); d.style.cssText = "display:inline-block;width:10px;height:10px;border-radius:50%;background:" + SEAT_HEX[s];
-      item.appendChild(d); item.appendChild(el("span", null, seatName(s))); legend.appendChild(item);
+      const item = el("span", "resp");
+      const sw = document.createElementNS(NS, "svg"); sw.setAttribute("width", 26); sw.setAttribute("height", 10);
+      const l = document.createElementNS(NS, "line");
+      [["x1", 1], ["y1", 5], ["x2", 25], ["y2", 5], ["stroke", SEAT_HEX[s]], ["stroke-width", 2.2], ["stroke-dasharray", DASH[s]]].forEach(([k, v]) => l.setAttribute(k, v));
+      sw.appendChild(l); marker((tag, attrs) => { const n = document.createElementNS(NS, tag); Object.keys(attrs).forEach((k) => n.setAttribute(k, attrs[k])); sw.appendChild(n); return n; }, s, 13, 5);
+      item.appendChild(sw); item.appendChild(el("span", null, seatName(s))); legend.appendChild(item);
     }
     $("chart").replaceChildren(svg, legend);
+  }
+  function marker(add, s, cx, cy) {  // circle, square, triangle, diamond
+    const c = SEAT_HEX[s];
+    if (s === 0) return add("circle", { cx: cx, cy: cy, r: 3, fill: c });
+    if (s === 1) return add("rect", { x: cx - 2.8, y: cy - 2.8, width: 5.6, height: 5.6, fill: c });
+    if (s === 2) return add("polygon", { points: [cx, cy - 3.6, cx + 3.4, cy + 2.6, cx - 3.4, cy + 2.6].join(" "), fill: c });
+    return add("polygon", { points: [cx, cy - 3.8, cx + 3.4, cy, cx, cy + 3.8, cx - 3.4, cy].join(" "), fill: "#fff", stroke: c, "stroke-width": 1.6 });
   }
 
   // ---------------------------------------------------------------- navigation
@@ -416,12 +623,32 @@
     meta.textContent = variantLabel(data.variant) + " · " + data.id + " · " +
       (data.status === "over" ? "已结束 finished" : "进行中 in play (public view)") + (data.imported ? " · 导入 imported" : "");
     const sel = $("perspective");
-    for (let s = 0; s < 4; s++) sel.options[s + 1].textContent = seatName(s);
+    for (let s = 0; s < 4; s++) sel.options[s + 1].textContent = playerName(s);
     sel.disabled = data.status !== "over";
     sel.value = data.status === "over" ? String(perspective) : "all";
     const hs = $("hand"); hs.replaceChildren();
     data.hands.forEach((h, i) => { const o = el("option", null, "第" + h.hand + "局 hand " + h.hand); o.value = String(i); hs.appendChild(o); });
+    setupExports();
   }
+  function setupExports() {
+    const box = $("exports"); box.replaceChildren();
+    const api = "/api/matches/" + encodeURIComponent(data.id) + "/export?format=";
+    if (data.status === "over") {
+      [["ndjson", "事件日志 event log (ndjson)"], ["json", "JSON"], ["text", "文本 text"]].forEach(([f, label]) => {
+        const a = el("a", "btn", label); a.href = api + f; a.download = data.id + "." + (f === "text" ? "txt" : f);
+        a.dataset.format = f; box.appendChild(a);
+      });
+    }
+    const csv = el("a", "btn", "比分 scores (CSV)"); csv.dataset.format = "csv";
+    const rows = [["hand"].concat([0, 1, 2, 3].map((s) => playerName(s)))];
+    data.hands.filter((h) => h.scores).forEach((h) => rows.push([h.hand].concat(h.scores)));
+    const quote = (v) => { const t = String(v); return /[",\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t; };
+    csv.href = "data:text/csv;charset=utf-8," + encodeURIComponent("\ufeff" + rows.map((r) => r.map(quote).join(",")).join("\n") + "\n");
+    csv.download = data.id + "-scores.csv";
+    box.appendChild(csv);
+  }
+  $("review-prev").addEventListener("click", () => jumpDifference(-1));
+  $("review-next").addEventListener("click", () => jumpDifference(1));
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(index - 1));
   $("next").addEventListener("click", () => go(index + 1));

@@ -1,6 +1,7 @@
 """The replay blueprint: the page at /replay/<id>, its frames as JSON, and replay_viewer's static JS/CSS."""
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 from collections import OrderedDict
@@ -72,8 +73,14 @@ def _owner_token() -> Optional[str]:
 @blp.route("/<match_id>", methods=["GET"])
 @blp.doc(responses={"200": {"description": "the viewer page (text/html)"}})
 def page(match_id):
-    """The replay page (its script loads frames.json)."""
-    service().repo.load(match_id)  # 404 for an unknown match
+    """The replay page (its script loads frames.json); an unknown match gets a 404 page, not JSON."""
+    try:
+        service().repo.load(match_id)
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        html = render_template("missing.html", match_id=match_id)
+        return Response(html, status=404, mimetype="text/html", headers={"Cache-Control": "no-cache"})
     html = render_template("replay.html", match_id=match_id)
     return Response(html, mimetype="text/html", headers={"Cache-Control": "no-cache"})
 
@@ -116,7 +123,10 @@ def frames(match_id):
         body = _frames_body(loaded, perspective, index, page)
         cache.put(key, body, len(body))
     cache_control = "public, max-age=3600" if loaded.over else "private, no-cache"
-    return Response(body, mimetype="application/json", headers={"Cache-Control": cache_control})
+    headers = {"Cache-Control": cache_control, "Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        return Response(body, mimetype="application/json", headers={**headers, "Content-Encoding": "gzip"})
+    return Response(gzip.decompress(body), mimetype="application/json", headers=headers)
 
 
 def _page_asked() -> Optional[int]:
@@ -186,4 +196,5 @@ def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) ->
         "imported": match_log.import_record(repo, loaded.match_id) is not None,
         "index": index, "page": page, "pages": _pages(index), "first_version": after + 1, "last_version": until,
     })
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    raw = json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return gzip.compress(raw, compresslevel=6, mtime=0)  # cached compressed; inflated for a client without gzip
