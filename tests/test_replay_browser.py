@@ -143,19 +143,199 @@ def test_deep_link_and_point_of_view(server, page):
     page.wait_for_function("document.getElementById('slider').value === '3'")
 
 
-def test_screenshots(server, page, tmp_path):
-    """Screenshots of a mid-hand step and a settlement (into docs/ with TILEFOLD_SCREENSHOTS=1)."""
+def _frames(app, match_id, seat="all"):
+    return app.test_client().get(f"/replay/{match_id}/frames.json?seat={seat}").get_json()
+
+
+def _first_win_end(frames):
+    return next((h["end"] for h in frames["hands"] if h.get("explain")), None)
+
+
+@pytest.fixture(scope="module")
+def hanshan_match(server):
+    _, _, app = server
+    match_id, _ = finished_match(app, "hanshan", {"hands": 4})
+    return match_id
+
+
+def test_explained_settlement_koudiandian(server, page):
+    """The win split into its sets, the winning tile marked, points x multiplier = value and who paid (K-1, K-8)."""
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    end = _first_win_end(frames)
+    if end is None:
+        pytest.skip("no win in this match")
+    page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end]['version']}")
+    page.wait_for_selector("#explained .block")
+    ex = next(h["explain"] for h in frames["hands"] if h["end"] == end)
+    assert page.locator("#explained .block").count() == len(ex["blocks"]) + len(ex["melds"])
+    assert page.locator("#explained .win-tile").count() == 1
+    pay = ex["payment"]
+    text = page.text_content("#payment")
+    assert f"{pay['points']} × {pay['multiplier']} = {pay['value']}" in text and "K-1" in text
+    if pay["pays_all"]:
+        assert "K-8" in text and "替三家付" in text
+    if pay["wilds_mode"]:
+        assert page.locator(".tile[data-mark='耗']").count() >= 1
+        assert page.locator(".tile[data-mark='配']").count() == 0
+    ended = frames["steps"][end]["event"]
+    for share in pay["shares"]:
+        assert page.locator(f"#payment .share[data-payer='{share['paid_by']}']").count() >= 1
+    assert sum(s["amount"] for s in pay["shares"]) == ended["settlement"]["win_deltas"][ended["winner"]]
+
+
+def test_explained_settlement_hanshan_extra_table(server, page, hanshan_match):
+    """含山: the H-10 extra table appears and each payment is (pattern score + extra) x base (H-5)."""
+    base, _, app = server
+    frames = _frames(app, hanshan_match)
+    end = _first_win_end(frames)
+    if end is None:
+        pytest.skip("no win in this match")
+    page.goto(f"{base}/replay/{hanshan_match}#e={frames['steps'][end]['version']}")
+    page.wait_for_selector("#extra-table")
+    pay = next(h["explain"] for h in frames["hands"] if h["end"] == end)["payment"]
+    assert page.locator("#extra-table tr.used").count() == 1
+    text = page.text_content("#payment")
+    for share in pay["shares"]:
+        assert f"({pay['pattern_score']} + {share['extra']})" in text and f"= {share['amount']}" in text
+
+
+def test_standings_exports_and_chart_jump(server, page):
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    last = frames["steps"][-1]
+    page.goto(f"{base}/replay/{match_id}#e={last['version']}")
+    page.wait_for_selector("#standings-table")
+    rows = page.locator("#standings-table tr[data-seat]")
+    assert rows.count() == 4
+    shown = [int(rows.nth(i).get_attribute("data-seat")) for i in range(4)]
+    scores = last["view"]["scores"]
+    assert [scores[s] for s in shown] == sorted(scores, reverse=True)
+    for fmt in ("ndjson", "json", "text"):
+        href = page.get_attribute(f"#exports a[data-format='{fmt}']", "href")
+        assert app.test_client().get(href).status_code == 200
+    assert page.get_attribute("#exports a[data-format='csv']", "href").startswith("data:text/csv")
+    # the chart: one click target per finished hand; clicking hand 1 jumps to its settlement
+    assert page.locator("svg.chart .hand-hit").count() == len([h for h in frames["hands"] if h["scores"]])
+    assert page.locator("svg.chart polyline.series").count() == 4
+    dashes = {page.locator("svg.chart polyline.series").nth(i).get_attribute("stroke-dasharray") for i in range(4)}
+    assert len(dashes) == 4  # every line drawn differently: none hides another
+    page.locator("svg.chart .hand-hit[data-hand='1']").click()
+    assert position(page) == frames["hands"][0]["end"]
+    assert page.locator("#settle-table").is_visible()
+
+
+def test_review_navigation(server, page):
+    """The chosen seat's review: its move beside the analyser's, and next/previous difference."""
+    base, match_id, app = server
+    frames = _frames(app, match_id, "1")
+    review = frames["review"]
+    diffs = [r["step"] for r in review if r["differs"] or r["kind"] in ("passed_hu", "missed_hu", "passed_pung")]
+    assert review and diffs
+    page.goto(f"{base}/replay/{match_id}#seat=1")
+    page.wait_for_selector("#review")
+    page.click("#review-next")
+    assert position(page) == diffs[0]
+    page.wait_for_selector("#review-item")
+    assert int(page.get_attribute("#review-item", "data-step")) == diffs[0]
+    if len(diffs) > 1:
+        page.click("#review-next")
+        assert position(page) == diffs[1]
+        page.click("#review-prev")
+        assert position(page) == diffs[0]
+    first = next(r for r in review if r["step"] == diffs[0])
+    if first["kind"] == "discard":
+        assert page.locator("#review-item .rv-line").first.locator(f".tile[data-tile='{first['made']}']").count() == 1
+    # everyone's view has no review (it would not be one seat's knowledge)
+    page.select_option("#perspective", "all")
+    page.wait_for_function("document.getElementById('review-next').disabled")
+
+
+def test_phone_layout_has_no_horizontal_scroll(server, browser):
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    page = context.new_page()
+    steps = frames["steps"]
+    for at in (0, len(steps) // 2, _first_win_end(frames) or 1, len(steps) - 1):
+        page.goto(f"{base}/replay/{match_id}#e={steps[at]['version']}&seat=0")
+        page.wait_for_selector("#seat-3 .seat-head")
+        page.wait_for_timeout(100)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, at
+        for sel in ("#hand", "#position", "#next"):
+            box = page.locator(sel).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, sel
+    assert "阶段" in page.text_content("#status")
+    page.goto(f"{base}/replay/{match_id}")
+    page.wait_for_selector("#seat-3 .seat-head")
+    assert "lobby" not in page.text_content("#status")
+    context.close()
+
+
+def test_desktop_bottom_rivers_above_the_fold(server, browser):
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    end = frames["hands"][0]["end"]
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end - 1]['version']}")
+    page.wait_for_selector("#seat-3 .discards")
+    for seat in range(4):
+        box = page.locator(f"#seat-{seat} .discards").bounding_box()
+        assert box["y"] + box["height"] <= 768, seat
+    context.close()
+
+
+def test_unknown_match_is_a_page(server, page):
+    base, _, _ = server
+    reply = page.goto(f"{base}/replay/no-such-match")
+    assert reply.status == 404 and "No such match" in page.text_content("main")
+
+
+def test_seats_show_winds_and_bots_match_their_seats(server, page):
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    start = frames["hands"][0]["start"]
+    page.goto(f"{base}/replay/{match_id}#e={frames['steps'][start]['version']}")
+    page.wait_for_selector("#seat-3 .wind")
+    dealer = frames["hands"][0]["dealer"]
+    for seat in range(4):
+        assert page.text_content(f"#seat-{seat} .wind") == "东南西北"[(seat - dealer) % 4]
+        if frames["seats"][seat]["bot"]:
+            assert page.text_content(f"#seat-{seat} .name") == f"Bot {seat + 1}"
+
+
+def test_screenshots(server, page, tmp_path, browser, hanshan_match):
+    """Screenshots (into docs/ with TILEFOLD_SCREENSHOTS=1): mid-hand, settlements of both variants,
+    the review, and the phone layout."""
     base, match_id, app = server
     out = DOCS if os.environ.get("TILEFOLD_SCREENSHOTS") == "1" else str(tmp_path)
-    steps = app.test_client().get(f"/replay/{match_id}/frames.json").get_json()
-    hands = steps["hands"]
-    steps = steps["steps"]
+    frames = _frames(app, match_id)
+    hands, steps = frames["hands"], frames["steps"]
     discards = [i for i in range(hands[0]["start"], hands[0]["end"]) if steps[i]["event"]["type"] == "discarded"]
     mid = discards[len(discards) * 2 // 3]
+    page.set_viewport_size({"width": 1366, "height": 768})
     page.goto(f"{base}/replay/{match_id}#e={steps[mid]['version']}")
     page.wait_for_selector("#seat-0 .discards .tile")
-    page.screenshot(path=os.path.join(out, "replay-midhand.png"), full_page=True)
-    end = next((h["end"] for h in hands if steps[h["end"]]["event"]["outcome"] == "win"), hands[0]["end"])
-    page.goto(f"{base}/replay/{match_id}#e={steps[end]['version']}")
+    page.screenshot(path=os.path.join(out, "replay-midhand.png"))
+    page.set_viewport_size({"width": 1440, "height": 1000})
+    end = _first_win_end(frames) or hands[0]["end"]
+    page.goto(f"{base}/replay/{match_id}#e={steps[end]['version']}&seat=0")
     page.wait_for_selector("#settle-table")
     page.screenshot(path=os.path.join(out, "replay-settlement.png"), full_page=True)
+    hs = _frames(app, hanshan_match)
+    hs_end = _first_win_end(hs) or hs["hands"][0]["end"]
+    page.goto(f"{base}/replay/{hanshan_match}#e={hs['steps'][hs_end]['version']}")
+    page.wait_for_selector("#settle-table")
+    page.screenshot(path=os.path.join(out, "replay-settlement-hanshan.png"), full_page=True)
+    review = _frames(app, match_id, "2")["review"]
+    target = next((r["step"] for r in review if r["differs"]), review[0]["step"])
+    page.goto(f"{base}/replay/{match_id}#e={steps[target]['version']}&seat=2")
+    page.wait_for_selector("#review-item")
+    page.locator("#review-card").screenshot(path=os.path.join(out, "replay-review.png"))
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    phone.goto(f"{base}/replay/{match_id}#e={steps[end]['version']}")
+    phone.wait_for_selector("#settle-table")
+    phone.screenshot(path=os.path.join(out, "replay-phone.png"), full_page=True)
+    context.close()

@@ -117,6 +117,8 @@ def test_frames_are_gzipped_and_review_only_for_a_seat(app):
 
 
 def test_an_unknown_match_gets_an_html_page(client):
-    reply = client.get("/replay/no-such-match")
+    reply = client.get("/replay/no-such-match", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
     assert reply.status_code == 404 and reply.mimetype == "text/html"
     assert "No such match" in reply.get_data(as_text=True)
+    api = client.get("/replay/no-such-match", headers={"Accept": "*/*"})
+    assert api.status_code == 404 and api.mimetype == "application/problem+json"

@@ -71,13 +71,19 @@ def _owner_token() -> Optional[str]:
 
 
 @blp.route("/<match_id>", methods=["GET"])
-@blp.doc(responses={"200": {"description": "the viewer page (text/html)"}})
+@blp.doc(responses={"200": {"description": "the viewer page (text/html)"},
+                    "404": {"description": "no such match: a page saying so for a browser (Accept: text/html), "
+                                           "else problem+json",
+                            "content": {"text/html": {"schema": {"type": "string"}},
+                                        "application/problem+json": {"schema": {"type": "object"}}}}})
 def page(match_id):
-    """The replay page (its script loads frames.json); an unknown match gets a 404 page, not JSON."""
+    """The replay page (its script loads frames.json); for an unknown match a browser (Accept: text/html)
+    gets a 404 page, other clients the usual problem+json."""
     try:
         service().repo.load(match_id)
     except ApiError as exc:
-        if exc.status != 404:
+        wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
+        if exc.status != 404 or not wants_html:
             raise
         html = render_template("missing.html", match_id=match_id)
         return Response(html, status=404, mimetype="text/html", headers={"Cache-Control": "no-cache"})
