@@ -8,7 +8,7 @@ that gives the score scoring reported; nothing here changes a score.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from engine.hand import PAIR, Block, Decomposition, decompositions
 from engine.scoring import hanshan as hs
@@ -17,7 +17,7 @@ from engine.scoring.context import WinContext
 from engine.tiles import WHITE, name, points
 
 
-def explain_win(ctx: WinContext, score: dict) -> dict:
+def explain_win(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     """{"blocks": [...], "melds": [...], "payment": {...}} for a win scored as `score`."""
     if ctx.variant == "koudiandian":
         decomposition, position = _kdd_reading(ctx, score)
@@ -49,7 +49,7 @@ def _decompositions(ctx: WinContext) -> list[Decomposition]:
     return decompositions(counts, wilds, sets=sets, stand_in=stand_in)
 
 
-def _kdd_reading(ctx: WinContext, score: dict):
+def _kdd_reading(ctx: WinContext, score: dict[str, Any]) -> tuple[Optional[Decomposition], Optional[tuple[int, int]]]:
     """G-10 as kdd.score reads it: the first decomposition with the reported patterns."""
     found = _decompositions(ctx)
     wanted = set(score.get("patterns", []))
@@ -60,7 +60,7 @@ def _kdd_reading(ctx: WinContext, score: dict):
     return (found[0], _first_place(found[0], ctx.win_tile, _wild_of(ctx))) if found else (None, None)
 
 
-def _hs_reading(ctx: WinContext, score: dict):
+def _hs_reading(ctx: WinContext, score: dict[str, Any]) -> tuple[Optional[Decomposition], Optional[tuple[int, int]]]:
     """The first decomposition and place of the winning tile whose outcome is the reported one."""
     win = hs.Win(ctx)
     wanted = ({p["code"]: p["points"] for p in score.get("patterns", [])}, score.get("extra") == "yadang")
@@ -75,7 +75,7 @@ def _hs_reading(ctx: WinContext, score: dict):
     return (found[0], _first_place(found[0], ctx.win_tile, win.wild)) if found else (None, None)
 
 
-def _hs_outcome(win, d: Decomposition, b_index: int, pos: int) -> tuple[dict, bool]:
+def _hs_outcome(win: hs.Win, d: Decomposition, b_index: int, pos: int) -> tuple[dict[str, Any], bool]:
     whole = hs._EMPTY
     for i, block in enumerate(d.blocks):
         part = hs._block_part(block, win.wild)
@@ -86,7 +86,7 @@ def _hs_outcome(win, d: Decomposition, b_index: int, pos: int) -> tuple[dict, bo
     return result.patterns, result.yadang
 
 
-def _first_place(d: Optional[Decomposition], tile: int, wild: Optional[int]):
+def _first_place(d: Optional[Decomposition], tile: int, wild: Optional[int]) -> Optional[tuple[int, int]]:
     if d is None:
         return None
     for b_index, block in enumerate(d.blocks):
@@ -97,7 +97,7 @@ def _first_place(d: Optional[Decomposition], tile: int, wild: Optional[int]):
     return None
 
 
-def _blocks(d: Optional[Decomposition], position, ctx: WinContext) -> list[dict]:
+def _blocks(d: Optional[Decomposition], position: Optional[tuple[int, int]], ctx: WinContext) -> list[dict[str, Any]]:
     if d is None:
         return []
     wild = _wild_of(ctx)
@@ -110,10 +110,10 @@ def _blocks(d: Optional[Decomposition], position, ctx: WinContext) -> list[dict]
     return out
 
 
-def _tile(block: Block, pos: int, wild: Optional[int]) -> dict:
+def _tile(block: Block, pos: int, wild: Optional[int]) -> dict[str, Any]:
     """The tile at a place: a wild (shown as itself) standing for a kind, a 白板 standing in (H-2), or natural."""
     k = block.kinds[pos]
-    if pos in block.wild_positions:
+    if pos in block.wild_positions and wild is not None:
         return {"tile": name(wild), "as": name(k), "wild": True}
     if wild is not None and k == wild:
         return {"tile": name(WHITE), "as": name(k), "stand_in": True}
@@ -123,12 +123,12 @@ def _tile(block: Block, pos: int, wild: Optional[int]) -> dict:
 # ---------------------------------------------------------------- payments
 
 
-def _kdd_payment(ctx: WinContext, score: dict) -> dict:
+def _kdd_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     """K-1 points x K-7 multiplier = value; each other seat pays it (+5 to or from the dealer, K-12),
     all of it on an unready discarder (K-8); 耗子 mode keeps the plain multiplier (K-13)."""
     base = ctx.options.get("base", 1)
     wild = _wild_of(ctx)
-    value_tile = ctx.win_tile
+    value_tile: Optional[int] = ctx.win_tile
     if wild is not None and ctx.win_tile == wild:
         rest = list(ctx.concealed)
         rest.remove(ctx.win_tile)
@@ -155,7 +155,7 @@ def _kdd_payment(ctx: WinContext, score: dict) -> dict:
     }
 
 
-def _hs_payment(ctx: WinContext, score: dict) -> dict:
+def _hs_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     """H-5: each payer pays (pattern score + its H-10 extra) x base; 点炮一家付 puts it on the discarder."""
     base = ctx.options["base"]
     yadang = score.get("extra") == "yadang"

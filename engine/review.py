@@ -8,7 +8,7 @@ tiles, the melds, the face-up discards, who declared and the wild - never anothe
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from engine import analysis as A
 from engine.actions import legal_actions, pending_seats
@@ -21,11 +21,11 @@ from engine.tiles import kind, name
 _OWN_ACTIONS = frozenset({"discarded", "ting_declared", "responded", "punged", "konged", "kong_declared", "won"})
 
 
-def review(events: Iterable[dict], seat: int) -> list[dict]:
+def review(events: Iterable[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
     """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...}."""
     state = initial_state()
     events = list(events)
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for i, event in enumerate(events):
         if event.get("seat") == seat and event.get("type") in _OWN_ACTIONS and _deciding(state, seat):
             entry = _judge(state, seat, event, events[i + 1] if i + 1 < len(events) else None)
@@ -40,7 +40,7 @@ def _deciding(state: MatchState, seat: int) -> bool:
     return state.hand is not None and seat in pending_seats(state)
 
 
-def _judge(state: MatchState, seat: int, event: dict, following: Optional[dict]) -> Optional[dict]:
+def _judge(state: MatchState, seat: int, event: dict[str, Any], following: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
     acts = legal_actions(state, seat)
     can = {a["action"] for a in acts}
     kind_ = event["type"]
@@ -62,11 +62,11 @@ def _judge(state: MatchState, seat: int, event: dict, following: Optional[dict])
 
 
 def _window_tile(state: MatchState) -> Optional[str]:
-    window = state.hand.window
+    window = state.in_hand.window
     return name(window.tile) if window is not None and window.tile is not None else None
 
 
-def _discard_review(state: MatchState, seat: int, acts: list[dict], made: int) -> dict:
+def _discard_review(state: MatchState, seat: int, acts: list[dict[str, Any]], made: int) -> dict[str, Any]:
     know = Knowledge.of(state, seat)
     allowed = sorted({kind(a["tile"]) for a in acts if a["action"] in ("discard", "ting") and "tile" in a})
     value_of = _value_of(know)
@@ -83,7 +83,7 @@ def _discard_review(state: MatchState, seat: int, acts: list[dict], made: int) -
     }
 
 
-def _option(o: A.DiscardOption) -> dict:
+def _option(o: A.DiscardOption) -> dict[str, Any]:
     return {
         "tile": name(o.tile), "shanten": o.shanten, "improving": [name(t) for t in o.improving],
         "improving_unseen": o.improving_unseen,
