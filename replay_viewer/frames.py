@@ -62,8 +62,14 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
     out = {"perspective": perspective, "steps": steps, "hands": hands}
     if isinstance(perspective, int) and state.phase == "match_over":
-        out["review"] = [{**entry, "step": entry.pop("index")} for entry in review(events, perspective)]
+        out["review"] = [_review_entry(entry, steps) for entry in review(events, perspective)]
     return out
+
+
+def _review_entry(entry: dict, steps: list[dict]) -> dict:
+    """engine.review's entry with its step index and that step's stream version (for paged frames)."""
+    at = entry.pop("index")
+    return {**entry, "step": at, "version": steps[at]["version"]}
 
 
 def _explain(state, ended: dict) -> Optional[dict]:
