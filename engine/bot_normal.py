@@ -104,16 +104,40 @@ def normal_action(state: MatchState, seat: int) -> dict[str, Any]:
 # ---------------------------------------------------------------- wait values (K-1 points, 含山 patterns)
 
 
-def _value_of(know: Knowledge) -> Callable[[Sequence[int], int], int]:
-    """(13 counts, wait) -> what the seat would gain by self-drawing it, by the variant's scoring."""
-    cache: dict[tuple[tuple[int, ...], int], int] = {}
+_VALUED_DISCARDS = 3  # ready discards whose waits are scored per decision (the most live waits first)
+
+
+def _value_of(know: Knowledge, live_only: bool = True) -> Callable[[Sequence[int], int], int]:
+    """(13 counts, wait) -> what the seat would gain by self-drawing it, by the variant's scoring.
+
+    With `live_only`, a wait with no unseen copy is worth 0 without scoring it (it cannot come)."""
+    try:
+        options_key: Optional[tuple[Any, ...]] = tuple(sorted(know.options.items()))
+        hash(options_key)
+    except TypeError:
+        options_key = None
 
     def value(rest: Sequence[int], t: int) -> int:
-        key = (tuple(rest), t)
-        if key not in cache:
-            cache[key] = _win_gain(know, rest, t)
-        return cache[key]
+        if live_only and not know.hidden[t]:
+            return 0
+        if options_key is None:
+            return _win_gain(know, tuple(rest), t)
+        key = (know.variant, options_key, know.seat, know.dealer, know.ready, know.rules.wild,
+               tuple((m["type"], m["tile"], m.get("kong")) for m in know.melds), tuple(rest), t)
+        return _cached_gain(key, know, tuple(rest), t)
     return value
+
+
+_GAINS: dict[tuple[Any, ...], int] = {}
+
+
+def _cached_gain(key: tuple[Any, ...], know: Knowledge, rest: tuple[int, ...], t: int) -> int:
+    """Scores are pure in the key: keep up to 50,000 of them (a ready hand is valued again each turn)."""
+    if key not in _GAINS:
+        if len(_GAINS) >= 50_000:
+            _GAINS.clear()
+        _GAINS[key] = _win_gain(know, rest, t)
+    return _GAINS[key]
 
 
 def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
@@ -142,7 +166,7 @@ def _ting_choice(know: Knowledge, choices: list[dict[str, Any]]) -> Optional[dic
     if not choices:
         return None
     tiles = [kind(c["tile"]) for c in choices]
-    options = A.discard_options(list(know.counts), know.sets, know.rules, know.hidden, _value_of(know), tiles)
+    options = _valued_options(know, tiles)
     return {"action": "ting", "tile": name(options[0].tile)}
 
 
@@ -182,10 +206,24 @@ def _discard_choice(know: Knowledge, choices: list[dict[str, Any]]) -> dict[str,
     tiles = [kind(c["tile"]) for c in choices]
     if len(tiles) == 1:
         return choices[0]
-    options = A.discard_options(list(know.counts), know.sets, know.rules, know.hidden, _value_of(know), tiles)
+    options = _valued_options(know, tiles)
     if know.variant == "koudiandian":
         options = sorted(options, key=lambda o: _kdd_key(know, o))
     return {"action": "discard", "tile": name(options[0].tile)}
+
+
+def _valued_options(know: Knowledge, tiles: list[int]) -> list[A.DiscardOption]:
+    """Discards judged by efficiency; when some make the hand ready, the few with the most live
+    waits get their waits valued by the variant's scoring (bounded work per decision)."""
+    counts = list(know.counts)
+    options = A.discard_options(counts, know.sets, know.rules, know.hidden, None, tiles)
+    ready = [o for o in options if o.shanten == 0][:_VALUED_DISCARDS]
+    if not ready:
+        return options
+    value_of = _value_of(know)
+    valued = [A.judge_discard(counts, o.tile, know.sets, know.rules, know.hidden, value_of) for o in ready]
+    rest = [o for o in options if o not in ready]
+    return sorted(valued, key=A.DiscardOption.key) + rest
 
 
 def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple[Any, ...]:

@@ -69,7 +69,7 @@ def _window_tile(state: MatchState) -> Optional[str]:
 def _discard_review(state: MatchState, seat: int, acts: list[dict[str, Any]], made: int) -> dict[str, Any]:
     know = Knowledge.of(state, seat)
     allowed = sorted({kind(a["tile"]) for a in acts if a["action"] in ("discard", "ting") and "tile" in a})
-    value_of = _value_of(know)
+    value_of = _value_of(know, live_only=False)
     counts = list(know.counts)
     options = A.discard_options(counts, know.sets, know.rules, know.hidden, value_of, allowed)
     best = A.best_discards(options)
