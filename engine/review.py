@@ -21,9 +21,10 @@ from engine.tiles import kind, name
 _OWN_ACTIONS = frozenset({"discarded", "ting_declared", "responded", "punged", "konged", "kong_declared", "won"})
 
 
-def review(events: Iterable[dict[str, Any]], seat: int) -> list[dict[str, Any]]:
-    """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...}."""
-    state = initial_state()
+def review(events: Iterable[dict[str, Any]], seat: int, start: Optional[MatchState] = None) -> list[dict[str, Any]]:
+    """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...};
+    `start` is the match before the first of `events` (a page of a paged replay), else its beginning."""
+    state = initial_state() if start is None else start.clone()
     events = list(events)
     out: list[dict[str, Any]] = []
     for i, event in enumerate(events):

@@ -40,6 +40,7 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
     scores; from `state` (the match before the first of `stored`) or the start of the match."""
     skip = frozenset(service_types)
     state = engine.initial_state() if state is None else state
+    begin = state
     steps: list[dict] = []
     hands: list[dict] = []
     events: list[dict] = []
@@ -61,8 +62,8 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
         elif item.type == "hand_ended" and hands:
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
     out = {"perspective": perspective, "steps": steps, "hands": hands}
-    if isinstance(perspective, int) and state.phase == "match_over":
-        out["review"] = [_review_entry(entry, steps) for entry in review(events, perspective)]
+    if isinstance(perspective, int):  # a seat's frames exist only for finished matches
+        out["review"] = [_review_entry(entry, steps) for entry in review(events, perspective, begin)]
     return out
 
 

@@ -339,3 +339,23 @@ def test_screenshots(server, page, tmp_path, browser, hanshan_match):
     phone.wait_for_selector("#settle-table")
     phone.screenshot(path=os.path.join(out, "replay-phone.png"), full_page=True)
     context.close()
+
+
+def test_a_paged_replay_is_joined_from_its_pages(server, page):
+    """Beyond TILEFOLD_REPLAY_WHOLE_HANDS the frames come one hand per page (waiting, #15): the viewer
+    fetches them in turn and steps, hand jumps and the review work as for a whole replay."""
+    base, match_id, app = server
+    whole = _frames(app, match_id, "1")
+    app.config["REPLAY_WHOLE_HANDS"] = 1
+    try:
+        page.goto(f"{base}/replay/{match_id}#seat=1")
+        page.wait_for_function(f"document.getElementById('slider').max === '{len(whole['steps']) - 1}'")
+        page.select_option("#hand", str(len(whole["hands"]) - 1))
+        assert position(page) == whole["hands"][-1]["start"]
+        page.click("#review-next")
+        diffs = [r["step"] for r in whole["review"] if r["differs"] or r["kind"] != "discard"]
+        after = [d for d in diffs if d > whole["hands"][-1]["start"]]
+        if after:
+            assert position(page) == after[0]
+    finally:
+        app.config["REPLAY_WHOLE_HANDS"] = 16

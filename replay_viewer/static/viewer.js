@@ -605,12 +605,42 @@
     const params = new URLSearchParams(location.hash.replace(/^#/, ""));
     return { e: params.has("e") ? Number(params.get("e")) : null, seat: params.get("seat") };
   }
-  function load(keepVersion) {
+  function framesUrlFor(hand) {
     const url = new URL(framesUrl, location.href);
     if (owner) url.searchParams.set("owner", owner);
     url.searchParams.set("seat", perspective);
-    return fetch(url).then((r) => r.json().then((j) => ({ ok: r.ok, j: j }))).then(({ ok, j }) => {
+    if (hand !== undefined) url.searchParams.set("hand", String(hand));
+    return url;
+  }
+  function fetchJson(url) {
+    return fetch(url).then((r) => r.json().then((j) => ({ ok: r.ok, status: r.status, j: j })));
+  }
+  // A long match is served one hand per page (422 replay_paged): fetch the pages in turn and join
+  // them (steps, hands and review entries renumbered by the steps before them).
+  function loadPages(pages) {
+    const parts = [];
+    const next = (k) => k >= pages ? Promise.resolve(joinPages(parts)) : fetchJson(framesUrlFor(k)).then(({ ok, j }) => {
       if (!ok) throw new Error(j.detail || j.title || "cannot load the replay");
+      parts.push(j); return next(k + 1);
+    });
+    return next(0);
+  }
+  function joinPages(parts) {
+    const out = Object.assign({}, parts[parts.length - 1], { steps: [], hands: [], review: parts[0].review ? [] : undefined });
+    parts.forEach((p) => {
+      const offset = out.steps.length;
+      out.steps = out.steps.concat(p.steps);
+      (p.hands || []).forEach((h) => out.hands.push(Object.assign({}, h, { start: h.start + offset, end: h.end === null ? null : h.end + offset })));
+      (p.review || []).forEach((r) => out.review.push(Object.assign({}, r, { step: r.step + offset })));
+    });
+    return out;
+  }
+  function load(keepVersion) {
+    return fetchJson(framesUrlFor()).then(({ ok, j }) => {
+      if (!ok && j.code === "replay_paged") return loadPages(j.pages);
+      if (!ok) throw new Error(j.detail || j.title || "cannot load the replay");
+      return j;
+    }).then((j) => {
       data = j;
       $("error").hidden = true;
       setup();
