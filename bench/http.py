@@ -415,6 +415,15 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL phases")
     args = parser.parse_args()
     pg = None if args.no_postgres else start_postgres()
+    try:
+        measure(args, pg)
+    finally:
+        if pg is not None:  # also when a server failed to start: never leave the cluster running
+            from tests import pgserver
+            pgserver.stop(pg[0])
+
+
+def measure(args, pg) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bare_port, service_port = free_port(), free_port()
         bare = start_bare(os.path.join(tmp, "bare.db"), bare_port)
@@ -439,9 +448,6 @@ def main() -> None:
             stop(service)
             for node in nodes:
                 stop(node)
-            if pg is not None:
-                from tests import pgserver
-                pgserver.stop(pg[0])
     report(args, runs, longs)
 
 
