@@ -27,7 +27,7 @@ def message(item: dict) -> str:
 
 
 def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetime: float, heartbeat: float,
-           hub: Any, idle: float = 0.0, allowed=None, slot: Any = None) -> Iterator[str]:
+           hub: Any, idle: float = 0.0, allowed=None, slot: Any = None, shared: Any = None) -> Iterator[str]:
     """Yield SSE messages from version `after` on until `lifetime` seconds pass, `idle` seconds pass
     without an event (0: never), or the match is over. Between events the stream waits on the
     worker's WaiterHub (no query of its own); a `: heartbeat` comment goes out every `heartbeat` s.
@@ -36,14 +36,14 @@ def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetim
     `slot` (WaitLimits) is released when the stream ends, however it ends.
     """
     try:
-        yield from _events(svc, match_id, viewer, after, lifetime, heartbeat, hub, idle, allowed)
+        yield from _events(svc, match_id, viewer, after, lifetime, heartbeat, hub, idle, allowed, shared)
     finally:
         if slot is not None:
             slot.release()
 
 
 def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime: float, heartbeat: float,
-            hub: Any, idle: float, allowed) -> Iterator[str]:
+            hub: Any, idle: float, allowed, shared: Any) -> Iterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
     started = beat = active = time.monotonic()
     last = after
@@ -54,8 +54,7 @@ def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime:
             if allowed is not None and not allowed(loaded):
                 yield "event: forbidden\ndata: {\"code\": \"spectating_disabled\"}\n\n"
                 return
-            for item in items_for(svc, loaded, viewer, last):
-                yield message(item)
+            yield _messages(svc, loaded, viewer, last, shared)
             last, beat = max(last, loaded.version), time.monotonic()
             active = beat
             if loaded.over:
@@ -69,6 +68,16 @@ def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime:
             yield ": heartbeat\n\n"
             beat = now
         current = hub.wait(stream_of(match_id), last, max(0.0, min(beat + heartbeat, ends) - now))
+
+
+def _messages(svc: MatchService, loaded: Loaded, viewer: Any, after: int, shared: Any) -> str:
+    """The SSE messages of the events after `after` for `viewer`: made once for all the streams of
+    that viewer woken by the same version (`shared`), not once per stream."""
+    def make() -> str:
+        return "".join(message(item) for item in items_for(svc, loaded, viewer, after))
+    if shared is None:
+        return make()
+    return shared.get_or_make(("sse", loaded.match_id, loaded.version, viewer, after), make)
 
 
 def start_after(last_event_id: Optional[str], after: Optional[int]) -> Optional[int]:

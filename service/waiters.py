@@ -20,6 +20,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from typing import Any, Optional
 
 from .problems import ApiError
@@ -213,6 +214,29 @@ class WaitLimits:
         return ApiError(status, code, detail, {"Retry-After": str(self.retry_after)})
 
 
+class SharedAnswers:
+    """What many woken waiters of one match version would each compute alike (a viewer's SSE
+    payload, a seat's private view), computed once and handed to all: a small LRU."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: "OrderedDict[tuple, Any]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: tuple, make: Any) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        made = make()  # outside the lock: two may make it at once, both right
+        with self._lock:
+            self._items[key] = made
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return made
+
+
 # -- wiring ----------------------------------------------------------------------------
 def install(app: Any, repo: Any) -> None:
     """The worker's hub and limits on `app`; the repository's appends wake this worker's waiters."""
@@ -220,6 +244,7 @@ def install(app: Any, repo: Any) -> None:
     app.extensions["tilefold_waiters"] = hub_ = WaiterHub(repo.store, config["POLL_INTERVAL"])
     app.extensions["tilefold_wait_limits"] = WaitLimits(config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"],
                                                         config["WAIT_RETRY_AFTER"])
+    app.extensions["tilefold_shared_answers"] = SharedAnswers()
     watch = getattr(repo.store, "watch", None)
     if watch is not None:
         watch(hub_.appended)
@@ -228,6 +253,11 @@ def install(app: Any, repo: Any) -> None:
 def hub() -> WaiterHub:
     from flask import current_app
     return current_app.extensions["tilefold_waiters"]
+
+
+def shared() -> SharedAnswers:
+    from flask import current_app
+    return current_app.extensions["tilefold_shared_answers"]
 
 
 def limits() -> WaitLimits:

@@ -41,7 +41,7 @@ def stream(args, match_id):
     slot = waiters.limits().acquire(request.remote_addr)  # 429/503 beyond the waiting limits
     body = events(svc, match_id, viewer, after, lifetime=config["STREAM_LIFETIME"],
                   heartbeat=config["STREAM_HEARTBEAT"], idle=config["STREAM_IDLE"], hub=waiters.hub(),
-                  allowed=allowed, slot=slot)
+                  allowed=allowed, slot=slot, shared=waiters.shared())
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)
     response.call_on_close(slot.release)  # also when the body is never read

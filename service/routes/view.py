@@ -27,16 +27,25 @@ def get_view(args, match_id):
     svc = service()
     loaded = svc.repo.load(match_id)
     seat = seat_for(loaded, require_token())
-    if args["wait"] > 0 and none_match(loaded.version):
+    waited = args["wait"] > 0 and none_match(loaded.version)
+    if waited:
         loaded = wait_for_change(loaded, min(args["wait"], current_app.config["MAX_WAIT"]))
     headers = {"ETag": etag(loaded.version), "Cache-Control": "private, no-cache"}
     if none_match(loaded.version):
         return Response(status=304, headers=headers)
-    body = private_view(loaded, seat)
-    body["deadlines"] = svc.deadlines_for(loaded)  # correspondence play: [] without move deadlines
-    response = jsonify(body)  # hot path: no schema dump, same shape
+    if waited:  # every long-poll of this seat woken by this version gets the same answer: made once
+        key = ("view", loaded.match_id, loaded.version, seat)
+        data = waiters.shared().get_or_make(key, lambda: current_app.json.dumps(view_body(svc, loaded, seat)))
+        return Response(data, mimetype="application/json", headers=headers)
+    response = jsonify(view_body(svc, loaded, seat))  # hot path: no schema dump, same shape
     response.headers.update(headers)
     return response
+
+
+def view_body(svc, loaded: Loaded, seat: int) -> dict:
+    body = private_view(loaded, seat)
+    body["deadlines"] = svc.deadlines_for(loaded)  # correspondence play: [] without move deadlines
+    return body
 
 
 def wait_for_change(loaded: Loaded, seconds: float) -> Loaded:
