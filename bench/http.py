@@ -80,7 +80,7 @@ def start_service(db: str, port: int) -> subprocess.Popen:
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
     cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(WORKERS),
                       "--threads", str(THREADS)]
-    proc = start(cmd, dict(os.environ, TILEFOLD_DB=db), f"http://127.0.0.1:{port}/api/matches")
+    proc = start(cmd, dict(os.environ, TILEFOLD_DB=db, TILEFOLD_RATE_LIMITS="0"), f"http://127.0.0.1:{port}/api/matches")
     proc.port = port  # type: ignore[attr-defined]
     return proc
 

@@ -40,6 +40,7 @@ class AuditReport:
     engine_events: int = 0
     hands: int = 0
     seeds_verified: int = 0
+    unverified_deals: list[Any] = field(default_factory=list)  # hand numbers dealt from a preset (no seed, G-11)
     finished: bool = False
     failure: Optional[AuditFailure] = None
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
@@ -88,6 +89,8 @@ def _replay(log: Sequence[tuple[Optional[int], dict[str, Any]]], report: AuditRe
                 report.failure = AuditFailure(version, event["type"], problem)
                 return
             report.seeds_verified += 1
+        elif event["type"] == "hand_started":
+            report.unverified_deals.append(event.get("hand"))
         try:
             produced = step_in_place(state, command)  # the audit owns `state`: no copy
         except IllegalAction as exc:

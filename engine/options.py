@@ -57,9 +57,9 @@ def normalise(variant: Optional[str], options: Mapping[str, Any] | None) -> dict
     """Validate options for a variant and fill in defaults; raise OptionError on anything wrong."""
     from engine.variants import get
     schema_ = schema(variant)
+    if options is not None and not isinstance(options, Mapping):  # [1] or "x": not a dict(...) error
+        raise OptionError(f"options must be an object, got {type(options).__name__}")
     options = dict(options or {})
-    if not isinstance(options, dict):
-        raise OptionError("options must be an object")
     unknown = sorted(set(options) - set(schema_))
     if unknown:
         raise OptionError(

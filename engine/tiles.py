@@ -63,6 +63,9 @@ def name(k: int) -> str:
     return KIND_NAMES[k]
 
 
+ASCII_DIGITS = frozenset("0123456789")
+
+
 def parse(text: str, *, max_copies: int = COPIES) -> list[int]:
     """Parse a compact hand string such as `123m456p789sEEECC` to a list of kinds, in order.
 
@@ -74,7 +77,7 @@ def parse(text: str, *, max_copies: int = COPIES) -> list[int]:
     out: list[int] = []
     digits: list[str] = []
     for pos, ch in enumerate(text.strip()):
-        if ch.isdigit():
+        if ch in ASCII_DIGITS:  # "١23m" or "²23m" are unknown characters, not ranks
             if ch == "0":
                 raise TileError(f"rank 0 at position {pos} in {text!r}: ranks run 1..9 (is this '10'?)")
             digits.append(ch)

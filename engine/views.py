@@ -1,25 +1,46 @@
-"""What one seat (or a spectator) may see: `view(state, seat)` and `redact(event, viewer)`."""
+"""What one seat (or a spectator) may see: `view(state, seat)` and `redact(event, viewer)`.
+
+This module is the one place where secrecy is decided (boardgame.io's playerView at the edge).
+Besides hidden tiles and G-11 secrets it hides the *tells* of a decision window (G-6 claims, G-7
+robbing a kong, H-4 报听 at the deal): only seats with a legal claim are asked, so naming the
+asked seats, their answers, or even the kind of window (a rob window means "someone wins on
+this tile") would tell the table about concealed tiles. While a window is open, a seat sees
+only its own part of it; everyone else sees that "the table is waiting", naming nobody. After
+it closes, only what the table would see remains (the claim that won, a win, a 报听).
+"""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Union
 
 from engine.actions import legal_actions, pending_seats
-from engine.state import MatchState
+from engine.state import CLAIM, ROB, TING, MatchState
 from engine.tiles import format_hand, name
 from engine.versions import DECISION
 
 Viewer = Union[int, None, str]  # a seat, None for the public, "all" for the full record
 
+WINDOW_PHASES = (CLAIM, ROB, TING)
+WAITING = "waiting"  # the phase and window kind shown to anyone not asked in an open window
+#: The one key under which an engine event may carry decision data naming seats (who is asked,
+#: who may rob, who answered what). Stripped for every viewer but "all" (docs/COORD: secrecy).
+DECISION_KEY = DECISION
+#: Events nobody but "all" sees while the match is in play: the type alone is a tell (G-7: a
+#: `kong_declared` means the added kong is robbable, i.e. someone is ready on that tile).
+_NEVER_SHOWN = frozenset({"kong_declared"})
 
-def view(state: MatchState, seat: Optional[int]) -> dict[str, Any]:
-    """Everything `seat` may know now (G-11 secrets, other hands and face-down tiles stripped)."""
+
+def view(state: MatchState, seat: Viewer) -> dict[str, Any]:
+    """Everything `seat` may know now (G-11 secrets, other hands, face-down tiles and tells stripped).
+
+    `seat` "all" shows everything (finished matches' replay)."""
     hand = state.hand
     out = {
-        "variant": state.variant, "options": state.options, "phase": state.phase,
+        "variant": state.variant, "options": state.options, "phase": public_phase(state, seat),
         "hands_played": state.hands_played, "dealer": state.dealer, "scores": list(state.scores),
-        "seat": seat, "pending": pending_seats(state) if hand else [],
-        "legal_actions": legal_actions(state, seat) if seat is not None and hand else [],
+        "seat": seat, "pending": public_pending(state, seat) if hand else [],
+        "waiting": table_waiting(state, seat),
+        "legal_actions": legal_actions(state, seat) if isinstance(seat, int) and hand else [],
         "last_result": state.last_result and redact(state.last_result, seat),
         "hand": None,
     }
@@ -28,26 +49,70 @@ def view(state: MatchState, seat: Optional[int]) -> dict[str, Any]:
     return out
 
 
-def _hand_view(state: MatchState, seat: Optional[int]) -> dict[str, Any]:
+def asked_in_window(state: MatchState, seat: Viewer) -> bool:
+    """True when `seat` is one of the seats asked in the open window (only that seat may know it)."""
+    hand = state.hand
+    if state.phase not in WINDOW_PHASES or hand is None or hand.window is None:
+        return False
+    return seat == "all" or (isinstance(seat, int) and seat in hand.window.allowed)
+
+
+def public_phase(state: MatchState, seat: Viewer) -> str:
+    """The phase as `seat` may see it: "waiting" in a window it is not asked in."""
+    if state.phase in WINDOW_PHASES and not asked_in_window(state, seat):
+        return WAITING
+    return state.phase
+
+
+def public_pending(state: MatchState, seat: Viewer) -> list[int]:
+    """The pending seats `seat` may know of: in a window only itself (if it still has to answer)."""
+    pending = pending_seats(state)
+    if state.phase not in WINDOW_PHASES or seat == "all":
+        return pending
+    return [s for s in pending if s == seat]
+
+
+def table_waiting(state: MatchState, seat: Viewer) -> bool:
+    """True while a window is open on somebody else's answer (named to nobody)."""
+    if state.phase not in WINDOW_PHASES or state.hand is None or state.hand.window is None:
+        return False
+    window = state.hand.window
+    return any(s != seat and s not in window.responses for s in window.allowed)
+
+
+def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
     hand = state.in_hand
-    window = hand.window
     return {
         "number": hand.number, "dealer": hand.dealer, "wild": name(hand.wild) if hand.wild is not None else None,
         "commitment": hand.commitment, "wall_count": hand.wall_count, "turn": hand.turn,
         "seats": [_seat_view(state, s, seat) for s in range(4)],
-        "window": None if window is None else {
-            "kind": window.kind, "tile": name(window.tile) if window.tile is not None else None,
-            "source": window.source, "asked": sorted(window.allowed), "answered": sorted(window.responses),
-        },
-        "drawn": name(hand.drawn) if hand.drawn is not None and seat == hand.turn else None,
+        "window": _window_view(state, seat),
+        "drawn": name(hand.drawn) if hand.drawn is not None and seat in (hand.turn, "all") else None,
     }
 
 
-def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict[str, Any]:
-    me = state.in_hand.seats[s]
-    own = viewer == s
+def _window_view(state: MatchState, seat: Viewer) -> Optional[dict[str, Any]]:
+    window = state.in_hand.window
+    if window is None or state.phase not in WINDOW_PHASES:
+        return None
+    if not asked_in_window(state, seat):
+        return {"kind": WAITING, "tile": None, "source": None, "asked": [], "answered": []}
+    mine = (lambda s: True) if seat == "all" else (lambda s: s == seat)
     return {
-        "seat": s, "ready": me.ready, "concealed_count": sum(me.counts),
+        "kind": window.kind, "tile": name(window.tile) if window.tile is not None else None,
+        "source": window.source, "asked": sorted(s for s in window.allowed if mine(s)),
+        "answered": sorted(s for s in window.responses if mine(s)),
+    }
+
+
+def _seat_view(state: MatchState, s: int, viewer: Viewer) -> dict[str, Any]:
+    me = state.in_hand.seats[s]
+    own = viewer in (s, "all")
+    ready: Optional[bool] = me.ready
+    if state.phase == TING and not own:
+        ready = None  # H-4: a 报听 at the deal is an answer in the open window; shown once it closes
+    return {
+        "seat": s, "ready": ready, "concealed_count": sum(me.counts),
         "concealed": format_hand(k for k, n in enumerate(me.counts) for _ in range(n)) if own else None,
         "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
                   for m in me.melds],
@@ -55,13 +120,22 @@ def _seat_view(state: MatchState, s: int, viewer: Optional[int]) -> dict[str, An
     }
 
 
-def redact(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """The event as `viewer` may see it: a seat sees its own private fields, nobody sees G-11 secrets."""
+def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:
+    """The event as `viewer` may see it, or None when `viewer` may not see it at all.
+
+    A seat sees its own private fields; nobody sees G-11 secrets, another seat's answer in a
+    window (`responded`; the event that resolves the window shows what the table sees), a
+    `kong_declared` (its type tells the kong is robbable), a 报听 made in the open H-4 ting
+    window by another seat, or any decision data (`DECISION_KEY`)."""
     if viewer == "all":
         return event
     if DECISION in event:  # who was asked / may rob / the waits: secret while the match runs (issue 13/14)
         event = {k: v for k, v in event.items() if k != DECISION}
     kind_ = event.get("type")
+    if kind_ in _NEVER_SHOWN:
+        return None
+    if kind_ in ("responded", "ting_declared") and _window_answer(event) and event.get("seat") != viewer:
+        return None
     if kind_ == "hand_started":
         out = {k: v for k, v in event.items() if k not in ("seed", "wall", "hands", "dealer_draw")}
         out["hands"] = [h if s == viewer else None for s, h in enumerate(event["hands"])]
@@ -72,3 +146,8 @@ def redact(event: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
     if kind_ == "discarded" and event["face_down"] and event["seat"] != viewer:
         return {**event, "tile": None}
     return event
+
+
+def _window_answer(event: dict[str, Any]) -> bool:
+    """An answer given in a window: every `responded`, and a 报听 at the deal (H-4, no `with_discard`)."""
+    return event.get("type") == "responded" or "with_discard" not in event

@@ -370,6 +370,16 @@ class PostgresEventStore:
         """Every stream that has at least one event, sorted by name (bytewise, as SQLite sorts)."""
         return [row[0] for row in self.query('SELECT stream FROM stream_heads ORDER BY stream COLLATE "C"')]
 
+    def streams_newest_first(self, prefix: str, before: Optional[str] = None, limit: int = 100) -> list[str]:
+        """Streams named `prefix…`, newest first by the position of their first event (EventStore's)."""
+        cursor, params = "", [prefix + "%"]
+        if before is not None:
+            cursor = "AND e.position < (SELECT position FROM events WHERE stream = ? AND version = 1)"
+            params.append(before)
+        sql = ("SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
+               f"WHERE h.stream LIKE ? {cursor} ORDER BY e.position DESC LIMIT ?")
+        return [row[0] for row in self.query(sql, params + [int(limit)])]
+
     def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
         """Raw stored rows (payload as stored, not upcast) for ndjson export / verify_chain."""
         if stream:

@@ -227,6 +227,19 @@ class EventStore:
         streams: list[str] = self._db.read(lambda conn, db: [row["stream"] for row in db.query(sql)])
         return streams
 
+    def streams_newest_first(self, prefix: str, before: Optional[str] = None, limit: int = 100) -> list[str]:
+        """Streams named `prefix…`, newest first by the position of their first event; with `before`
+        (a stream name), only those created before it. One index lookup per stream (stream_heads
+        joined to the (stream, version) index), no scan of the events."""
+        sql = ("SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
+               "WHERE h.stream >= ? AND h.stream < ? {cursor} ORDER BY e.position DESC LIMIT ?")
+        params: list[Any] = [prefix, prefix + "\U0010ffff"]
+        cursor = ""
+        if before is not None:
+            cursor = "AND e.position < (SELECT position FROM events WHERE stream = ? AND version = 1)"
+            params.append(before)
+        return [row[0] for row in self._db.query(sql.format(cursor=cursor), params + [int(limit)])]
+
     def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
         """Raw stored rows (payload as stored, not upcast) for ndjson export / verify_chain."""
         where, params = ("WHERE stream = ? ORDER BY version", [stream]) if stream else ("ORDER BY position", [])
@@ -243,6 +256,33 @@ class EventStore:
         return rows
 
     # -- integrity ------------------------------------------------------------
+    def chain_problem(self, stream: str, after: int = 0) -> Optional[str]:
+        """The first integrity problem of the stream's rows after version `after`, or None: the fast
+        check of a cold load (`after`: a snapshot's version; those rows are linked to its stored hash).
+
+        Each row's hash is recomputed over the payload text as stored (written as canonical JSON,
+        so no JSON is parsed or re-serialised) and must chain from the row before; the head must
+        be the last row. `verify_stream` gives every problem of the whole stream, in detail."""
+        def snapshot(conn: sqlite3.Connection, db: Database) -> tuple[list[Any], Any, Any]:
+            rows = conn.execute("SELECT version, type, schema_version, payload, recorded_at, hash FROM events "
+                                "WHERE stream = ? AND version > ? ORDER BY version", [stream, after]).fetchall()
+            head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream]).fetchone()
+            base = conn.execute("SELECT hash FROM events WHERE stream = ? AND version = ?", [stream, after]).fetchone()
+            return rows, head, base
+        rows, head, base = self._db.read(snapshot)
+        if after and base is None:
+            return f"v{after}: missing"
+        prev, expected = (base[0] if after else ""), after + 1
+        for version, type_name, schema_version, payload_json, recorded_at, digest in rows:
+            if version != expected:
+                return f"v{expected}: missing (found v{version})"
+            if hash_new_row(prev, stream, version, type_name, schema_version, payload_json, recorded_at) != digest:
+                return f"v{version}: content does not match its hash (row edited or chain rewritten)"
+            prev, expected = digest, expected + 1
+        if rows and (head is None or tuple(head) != (expected - 1, prev)):
+            return f"the stream head {tuple(head) if head else None} is not its last row v{expected - 1}"
+        return None
+
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
         def snapshot(conn: sqlite3.Connection, db: Database) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:

@@ -13,7 +13,7 @@ Perspective = Union[int, str, None]  # a seat 0..3, "all" (everyone's hands open
 
 def everyone_view(state) -> dict:
     """engine.view for the public with each seat's own part taken from that seat's engine.view."""
-    base = engine.view(state, None)
+    base = engine.view(state, "all")  # windows with their asked seats and answers (finished matches)
     seat_views = [engine.view(state, s) for s in range(4)]
     base["seat"] = "all"
     base["legal_actions"] = [v["legal_actions"] for v in seat_views]
@@ -30,8 +30,16 @@ def view_for(state, perspective: Perspective) -> dict:
     return everyone_view(state) if perspective == "all" else engine.view(state, perspective)
 
 
-def event_for(event: dict, perspective: Perspective) -> dict:
-    return engine.redact(event, "all" if perspective == "all" else perspective)
+def event_for(event: dict, perspective: Perspective) -> Optional[dict]:
+    """The event for a step; None (no step) only for the public of a match in play.
+
+    A seat's perspective exists only for a finished match, whose whole record is public: an event
+    that seat did not see then (another seat's window answer, a kong_declared) is still a step,
+    so every perspective has the same steps."""
+    shown = engine.redact(event, "all" if perspective == "all" else perspective)
+    if shown is None and perspective is not None:
+        return event
+    return shown
 
 
 def build_frames(stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str],
@@ -55,7 +63,10 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
         view = view_for(state, perspective)
         for constant in ("options", "last_result", "legal_actions"):  # given once / on the hand_ended step / unused
             view.pop(constant, None)
-        steps.append({"version": item.version, "event": event_for(event, perspective), "view": view})
+        shown = event_for(event, perspective)
+        if shown is None:
+            continue  # engine.redact: this perspective does not see the event (a window answer, a tell)
+        steps.append({"version": item.version, "event": shown, "view": view})
         if item.type == "hand_started":
             hands.append({"hand": event["hand"], "dealer": event["dealer"], "start": len(steps) - 1,
                           "end": None, "scores": None})

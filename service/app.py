@@ -7,7 +7,7 @@ from flask import Flask, request
 
 from events import cooperate_psycopg, initialise_store, open_store
 
-from . import config, correspondence, pages, waiters
+from . import config, correspondence, limits, pages, strict_json, waiters
 from .clock import SystemClock
 from .deadlines import Decisions
 from .notify import DeliverySettings, Notifier, Webhooks
@@ -43,7 +43,9 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
         api.register_blueprint(blp)
     correspondence.install(app)  # settles overdue move deadlines before a request (docs/API.md)
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
+    limits.install(app)  # per-address rate limits on create, import, join, score (issue 13)
     app.before_request(_refuse_oversized_streams)
+    app.before_request(strict_json.check_body)  # lone surrogates, >4,300-digit integers: 400 (issue 13)
     return app
 
 

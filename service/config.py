@@ -34,6 +34,14 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_MAX_HANDS": ("MAX_HANDS", int, 64),
     "TILEFOLD_REPLAY_CACHE_BYTES": ("REPLAY_CACHE_BYTES", int, 32 * 1024 * 1024),
     "TILEFOLD_REPLAY_WHOLE_HANDS": ("REPLAY_WHOLE_HANDS", int, 16),
+    # rate limits per client address (service/limits.py; None = on, except when TESTING)
+    "TILEFOLD_RATE_LIMITS": ("RATE_LIMITS", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), None),
+    "TILEFOLD_RATE_LIMIT_CREATE": ("RATE_LIMIT_CREATE", str, "30 per minute"),
+    "TILEFOLD_RATE_LIMIT_IMPORT": ("RATE_LIMIT_IMPORT", str, "10 per minute"),
+    "TILEFOLD_RATE_LIMIT_JOIN": ("RATE_LIMIT_JOIN", str, "60 per minute"),
+    "TILEFOLD_RATE_LIMIT_SCORE": ("RATE_LIMIT_SCORE", str, "120 per minute"),
+    "TILEFOLD_RATE_LIMIT_STORAGE": ("RATE_LIMIT_STORAGE", str, "memory://"),
+    "TILEFOLD_MAX_IMPORT": ("MAX_IMPORT_BYTES", int, 4 * 1024 * 1024),
 }
 
 

@@ -12,6 +12,7 @@ from events import NewEvent, Problem, canonical_json, verify_chain
 
 from . import room as rooms
 from .problems import ApiError
+from .strict_json import encodable, parse_int as strict_int
 from .repository import Loaded, MatchRepository, stream_of
 
 IMPORT_PREFIX = "import-"
@@ -45,7 +46,7 @@ def parse_log(text: str) -> list[dict]:
         raise LogError("the log is empty")
     if text.startswith("["):
         try:
-            rows = json.loads(text)
+            rows = json.loads(text, parse_int=strict_int)
         except ValueError as exc:
             raise LogError(f"not a JSON list: {exc}") from None
     else:
@@ -54,7 +55,7 @@ def parse_log(text: str) -> list[dict]:
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                rows.append(json.loads(line, parse_int=strict_int))
             except ValueError as exc:
                 raise LogError(f"line {number} is not JSON: {exc}") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
@@ -64,8 +65,18 @@ def parse_log(text: str) -> list[dict]:
         if missing:
             raise LogError(f"row {number} lacks {', '.join(missing)}")
         if isinstance(row["payload"], str):
-            row["payload"] = json.loads(row["payload"])
+            row["payload"] = _loads(row["payload"])
+    if not encodable(rows):
+        raise LogError("a string holds a lone surrogate (not valid Unicode text)")
     return rows
+
+
+def _loads(text: str) -> Any:
+    """json.loads with the request bodies' limit on integers (service/strict_json.py): LogError beyond."""
+    try:
+        return json.loads(text, parse_int=strict_int)
+    except ValueError as exc:
+        raise LogError(f"not JSON: {exc}") from None
 
 
 # -- verification ---------------------------------------------------------------------
@@ -79,8 +90,14 @@ class Verdict:
     types: dict = field(default_factory=dict)  # version -> type, to name a chain problem's event
 
     @property
-    def ok(self) -> bool:
+    def consistent(self) -> bool:
+        """Chain intact and every event re-decided (a preset deal may still be unproven)."""
         return not self.chain and self.report.ok
+
+    @property
+    def ok(self) -> bool:
+        """Consistent and every hand's deal proven by its revealed seed (G-11): a fair log."""
+        return self.consistent and not self.report.unverified_deals
 
     def text(self) -> str:
         r = self.report
@@ -95,6 +112,10 @@ class Verdict:
         if r.failure is not None:
             return str(r.failure)
         finished = "" if r.finished else ", match not finished"
+        if r.unverified_deals:
+            hands = ", ".join(str(h) for h in r.unverified_deals)
+            return (f"UNVERIFIED DEAL: hand(s) {hands} dealt from a preset, with no seed or commitment (G-11): "
+                    f"chain intact and every action legal, but the deal is not proven fair")
         return (f"OK: {r.hands:,} hands, {r.events:,} events, chain intact, {r.seeds_verified:,} seeds verified, "
                 f"every action legal, every settlement matches{finished}")
 
@@ -265,7 +286,11 @@ def _event_line(e: dict, variant: str, seat_name):
 # -- import -------------------------------------------------------------------------
 def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdict:
     """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md)."""
+    from .import_check import check_service_events
+    check_service_events(rows)  # the live endpoints' schemas, before anything else reads the payloads
     verdict = verify_rows(rows)
+    if verdict.consistent and not verdict.ok:
+        raise ApiError(422, "unverified_deal", verdict.text(), verdict=verdict.text())
     if not verdict.ok:
         raise ApiError(422, "log_rejected", verdict.text(), verdict=verdict.text())
     if not verdict.report.finished:

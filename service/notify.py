@@ -19,7 +19,7 @@ import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 from urllib.parse import urlsplit
 
 import engine
@@ -48,30 +48,44 @@ def check_url(url: str) -> Optional[str]:
     return None
 
 
-def refused_destination(url: str) -> Optional[str]:
-    """Why delivering to this URL is refused (SSRF guard), or None: every address the host resolves to
-    must be public — not loopback, private, link-local, multicast, reserved or unspecified."""
+NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))  # RFC 6052, 8215
+
+
+def public_address(address: Union[ipaddress.IPv4Address, ipaddress.IPv6Address]) -> bool:
+    """True for a global unicast address, looking through IPv6 forms that carry an IPv4 one
+    (IPv4-mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d, 6to4 2002::/16, Teredo)."""
+    if address.is_multicast or not address.is_global:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
+        if inner is None and any(address in net for net in NAT64):
+            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if inner is not None:
+            return public_address(inner)
+    return True
+
+
+def refused_destination(url: str, *, resolve: bool = True) -> Optional[str]:
+    """Why sending to this URL is refused (SSRF guard), or None: every address the host resolves to
+    must be public — not loopback, private, link-local, multicast, reserved, unspecified, nor an
+    IPv6 form of such an IPv4 address. The one check for registration and delivery.
+
+    The host is read as the system reads it (`127.1`, `2130706433`, `0x7f000001`, `017700000001`
+    and `0` are IPv4 literals to getaddrinfo). With `resolve` False (registration), a name that
+    does not resolve is let through: delivery checks it again on every attempt."""
     host = urlsplit(url).hostname or ""
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return f"{host!r} is a loopback name; see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
-        return f"cannot resolve {host!r}: {exc}"
+        return f"cannot resolve {host!r}: {exc}" if resolve else None
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        if not address.is_global or address.is_multicast:
+        if not public_address(address):
             return f"{host!r} resolves to a non-public address ({address}); see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
     return None
-
-
-def literal_private_host(url: str) -> bool:
-    """True when the URL names a non-public IP literal or localhost (refused at registration, no DNS)."""
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return not ipaddress.ip_address(host).is_global
-    except ValueError:
-        return False
 
 
 def new_secret() -> str:

@@ -88,11 +88,19 @@ class MatchService:
         """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS)."""
         loaded = self.repo.load(match_id)
         self.check_owner(loaded, owner_token)
+        refuse_if_over(loaded)
         free = sum(1 for seat in loaded.room.seats if seat is None)
         if free == 0:
             raise ApiError(409, "match_full", "every seat is taken")
         wanted = free if count is None else min(count, free)
-        seats = [self._take_seat(match_id, None, bot=True, token_hash=None, level=level) for _ in range(wanted)]
+        seats: list[int] = []
+        for _ in range(wanted):
+            try:
+                seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=level))
+            except ApiError as exc:
+                if not seats or exc.status != 409:
+                    raise
+                break  # joins took the remaining seats meanwhile: answer with the bots seated (issue 13)
         return seats, self.advance(match_id)
 
     @staticmethod
@@ -108,6 +116,7 @@ class MatchService:
         """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
         for _ in range(JOIN_ATTEMPTS):
             loaded = self.repo.load(match_id)
+            refuse_if_over(loaded)
             seat = loaded.room.free_seat()
             if seat is None:
                 raise ApiError(409, "match_full", "every seat is taken")
@@ -230,6 +239,7 @@ class MatchService:
     def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> Acted:
         if not loaded.started:
             raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
+        refuse_if_over(loaded)
         if expected_version is not None and expected_version != loaded.version:
             raise version_conflict(loaded.version)
         events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
@@ -272,6 +282,19 @@ class MatchService:
             except ConcurrencyError:
                 continue
         return self.repo.load(match_id)
+
+    def heal(self, match_id: str) -> None:
+        """Advance a match whose deal or bot moves were never written (a worker killed between its
+        two appends), so any read moves it on, not only the acting client's keyed retry (issue 13).
+        Costs a cached load and a look at the state when nothing is due."""
+        loaded = self.repo.load(match_id)
+        if not loaded.started or loaded.over:
+            return
+        state = loaded.state
+        bots = any(loaded.room.is_bot(seat) for seat in engine.pending_seats(state))
+        due = state.needs_new_hand or orders.automatic(loaded, []) is not None
+        if due or (bots and not self.bot_delay):  # a bot delay would sleep inside a read
+            self.advance(match_id, loaded)
 
     def _automatic_events(self, loaded: Loaded, deals: bool = True) -> tuple[list[dict], Any]:
         """Every deal (unless not `deals`) and automatic decision from `loaded` on, and the state after them."""
@@ -336,19 +359,19 @@ class MatchService:
                 break
         return {"matches_settled": settled, "notices_attempted": delivered}
 
-    def deadlines_for(self, loaded: Loaded) -> list[dict]:
-        """Each pending decision's start and deadline ([] without move deadlines)."""
+    def deadlines_for(self, loaded: Loaded, viewer: Optional[int] = None) -> list[dict]:
+        """The pending decisions' starts and deadlines `viewer` may know of (in a window only its own:
+        engine.public_pending, issue 13; [] without move deadlines)."""
         if not loaded.room.deadline_seconds or not loaded.started or loaded.over:
             return []
-        return self.decisions.for_view(stream_of(loaded.match_id), engine.pending_seats(loaded.state))
+        return self.decisions.for_view(stream_of(loaded.match_id), engine.public_pending(loaded.state, viewer))
 
     # -- reading ----------------------------------------------------------------
     def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
         """Events after `after` as `viewer` may see them (everything once the match is over)."""
         match_id = loaded.match_id
         who: Any = "all" if loaded.over else viewer
-        items = [public_event(e, who) for e in self.repo.read(match_id, after, until=loaded.version)]
-        return loaded, items
+        return loaded, visible_events(self.repo.read(match_id, after, until=loaded.version), who)
 
 
 def command_fingerprint(seat: int, body: dict) -> str:
@@ -356,15 +379,29 @@ def command_fingerprint(seat: int, body: dict) -> str:
     return hashlib.sha256(canonical_json({"seat": seat, "body": body}).encode("utf-8")).hexdigest()
 
 
-def public_event(stored, viewer: Any) -> dict:
-    """One stored event as {version, type, payload, recorded_at}, redacted for viewer."""
+def visible_events(stored, viewer: Any) -> list[dict]:
+    """The stored events `viewer` may see, each redacted (engine.redact drops window answers and tells)."""
+    items = (public_event(e, viewer) for e in stored)
+    return [item for item in items if item is not None]
+
+
+def public_event(stored, viewer: Any) -> Optional[dict]:
+    """One stored event as {version, type, payload, recorded_at}, redacted for viewer (None: not shown)."""
     if stored.type in rooms.SERVICE_EVENT_TYPES:
         payload = rooms.public_payload(stored.payload)
     else:
         redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
+        if redacted is None:
+            return None
         payload = {key: value for key, value in redacted.items() if key != "type"}
     return {"version": stored.version, "type": stored.type, "payload": payload,
             "recorded_at": stored.recorded_at}
+
+
+def refuse_if_over(loaded: Loaded) -> None:
+    """A finished match (an imported one included) is read-only: 409 match_over."""
+    if loaded.over:
+        raise ApiError(409, "match_over", "the match is over: it is read-only")
 
 
 def version_conflict(current: int) -> ApiError:

@@ -21,7 +21,7 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
         "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
         "status": status(loaded), "version": loaded.version, "created_at": loaded.room.created_at,
         "seats": loaded.room.public_seats(),
-        "phase": state.phase if started else None,
+        "phase": engine.public_phase(state, None) if started else None,  # a window shows as "waiting"
         "hand_no": state.hand.number if started and state.hand is not None else None,
         "dealer": getattr(state, "dealer", None) if started else None,
         "scores": _plain(getattr(state, "scores", None)) if started else None,

@@ -80,7 +80,13 @@ class MatchSummarySchema(Schema):
 
 
 class MatchListSchema(Schema):
-    matches = fields.List(fields.Nested(MatchSummarySchema))
+    matches = fields.List(fields.Nested(MatchSummarySchema), metadata={"description": "newest first by creation"})
+    next = fields.String(allow_none=True, metadata={"description": "the next (older) page, null on the last"})
+
+
+class MatchListQuerySchema(Schema):
+    before = fields.String(validate=validate.Length(min=1, max=64), metadata={
+        "description": "a match id: list only matches created before it (the `next` link's cursor)"})
 
 
 class MatchCreatedSchema(Schema):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate
 
-from .notify import check_url, literal_private_host
+from .notify import check_url, refused_destination
 from .orders import MAX_DEADLINE, MIN_DEADLINE
 from .schemas import EventItemSchema, MatchCreateSchema, SeatPublicSchema, Strict
 
@@ -26,9 +26,11 @@ def _check_url(value: str) -> None:
     problem = check_url(value)
     if problem:
         raise ValidationError(problem)
-    if literal_private_host(value) and not current_app.config.get("WEBHOOK_ALLOW_PRIVATE"):
-        raise ValidationError("webhooks to loopback or private addresses are refused "
-                              "(set TILEFOLD_WEBHOOK_ALLOW_PRIVATE=1 on a private network)")
+    if current_app.config.get("WEBHOOK_ALLOW_PRIVATE"):
+        return
+    refused = refused_destination(value, resolve=False)  # the delivery check (service/notify.py)
+    if refused:
+        raise ValidationError(f"webhooks to loopback or private addresses are refused: {refused}")
 
 
 class CorrespondenceCreateSchema(MatchCreateSchema):

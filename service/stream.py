@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any, Iterator, Optional
 
-from .play import MatchService, public_event
+from .play import MatchService, visible_events
 from .repository import Loaded, stream_of
 
 RETRY_MS = 1000
+_VERSION = re.compile(r"[0-9]{1,18}")  # a version: a small whole number in ASCII digits
 SPECTATOR = "spectator"
 
 
@@ -17,7 +19,7 @@ def items_for(svc: MatchService, loaded: Loaded, viewer: Any, after: int) -> lis
     the match is over), a spectator always as the public (engine.redact(event, None))."""
     if viewer == SPECTATOR:
         stored = svc.repo.read(loaded.match_id, after, until=loaded.version)
-        return [public_event(event, None) for event in stored]
+        return visible_events(stored, None)
     return svc.feed(loaded, viewer, after)[1]
 
 
@@ -84,5 +86,5 @@ def start_after(last_event_id: Optional[str], after: Optional[int]) -> Optional[
     """The version to resume after: Last-Event-ID wins over ?after=; None when unreadable."""
     if last_event_id is not None:
         text = last_event_id.strip()
-        return int(text) if text.isdigit() else None
+        return int(text) if _VERSION.fullmatch(text) else None  # ASCII digits only ("²", "١" are not)
     return after if after is not None else 0

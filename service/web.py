@@ -44,9 +44,18 @@ def seat_for(loaded: Loaded, token: str) -> int:
 
 
 def optional_viewer(loaded: Loaded) -> Optional[int]:
-    """The caller's seat when a token is sent (it must be valid), else None (public)."""
+    """The caller's seat when an Authorization header is sent, else None (public).
+
+    Any Authorization header must be a valid seat token of this match: `Basic x`, `Bearer ` or
+    garbage is 401, another token 403 — never the public feed, which the owner may have turned
+    off (issue 13: the spectating switch was bypassed by sending any header)."""
+    if "Authorization" not in request.headers:
+        return None
     token = bearer_token()
-    return None if token is None else seat_for(loaded, token)
+    if token is None:
+        raise ApiError(401, "invalid_authorization", "Authorization must be 'Bearer <seat token>' "
+                       "(or absent, for the public view)", BEARER)
+    return seat_for(loaded, token)
 
 
 def etag(version: int) -> str:

@@ -40,7 +40,8 @@ def wait_until_up(base: str, proc: subprocess.Popen, seconds: float = 120) -> No
 def serving(db: Path, **env: str) -> Iterator[str]:
     """Run the service on `db` with extra TILEFOLD_* settings; yield its base URL; stop it after."""
     port = free_port()
-    environ = dict(os.environ, TILEFOLD_DB=str(db), **env)
+    environ = dict(os.environ, TILEFOLD_DB=str(db), TILEFOLD_RATE_LIMITS="0")  # load tests: one address
+    environ.update(env)
     script = Path(sys.executable).with_name("tilefold")
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
     cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]

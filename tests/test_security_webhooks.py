@@ -2,19 +2,40 @@
 
 import pytest
 
-from service.notify import literal_private_host, refused_destination
+from service.notify import refused_destination
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/x", "http://localhost/x", "http://10.1.2.3/x",
-                                 "http://[::1]/x", "http://169.254.169.254/latest/meta-data"])
-def test_private_ip_literals_and_localhost_are_spotted_without_dns(url):
-    assert literal_private_host(url)
-    assert refused_destination(url) is not None
+PRIVATE = ["http://127.0.0.1:8000/x", "http://localhost/x", "http://localhost./x", "http://10.1.2.3/x",
+           "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
+           # issue 13: every form the system's resolver reads as a private IPv4 address
+           "http://127.1/x", "http://2130706433/x", "http://0x7f000001/x", "http://0/x", "http://017700000001/x",
+           "http://[::ffff:127.0.0.1]/x", "http://[::ffff:7f00:1]/x", "http://[64:ff9b::7f00:1]/x",
+           "http://[64:ff9b::a01:203]/x", "http://[2002:7f00:1::]/x", "http://[64:ff9b:1::7f00:1]/x"]
 
-def test_public_literal_passes_and_a_name_resolving_to_loopback_is_refused_at_delivery():
-    assert not literal_private_host("http://93.184.216.34/hook")
+
+@pytest.mark.parametrize("url", PRIVATE)
+def test_private_targets_are_refused_without_dns_at_registration_and_at_delivery(url):
+    assert refused_destination(url, resolve=False) is not None  # registration
+    assert refused_destination(url) is not None  # delivery
+
+
+def test_public_literal_passes_and_an_unresolvable_name_waits_for_delivery():
     assert refused_destination("http://93.184.216.34/hook") is None
-    assert not literal_private_host("http://localhost./hook")  # a name, not a literal: checked when delivering
-    assert refused_destination("http://localhost./hook") is not None
+    assert refused_destination("http://[64:ff9b::5db8:d822]/hook") is None  # NAT64 of a public address
+    assert refused_destination("http://no-such-host.invalid/hook", resolve=False) is None
+    assert refused_destination("http://no-such-host.invalid/hook") is not None
+
+
+@pytest.mark.parametrize("url", PRIVATE[6:])
+def test_registration_refuses_every_form_of_a_private_address(tmp_path, url):
+    """Issue 13: registration used a literal check that missed 127.1, 2130706433, NAT64 …; now the delivery check."""
+    from service.app import create_app
+    app = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True, "WEBHOOK_WORKER": False})
+    client = app.test_client()
+    match = client.post("/api/matches", json={"variant": "hanshan", "options": {}}).json
+    token = client.post(f"/api/matches/{match['id']}/seats", json={"name": "A"}).json["token"]
+    reply = client.put(f"/api/matches/{match['id']}/webhook", headers={"Authorization": f"Bearer {token}"},
+                       json={"url": url})
+    assert reply.status_code == 400 and "private" in reply.json["detail"], reply.json
 
 def test_registration_refuses_private_targets_by_default(tmp_path):
     from service.app import create_app

@@ -70,7 +70,7 @@ def test_ting_window_and_claim_window_timeouts_pass(t, preset):
     preset(HANDS, "7s7s1p", wild="N")
     match_id, _, tokens = t.match("hanshan")
     view = t.api.view(match_id, tokens[1]).body
-    assert view["view"]["phase"] == "ting" and view["view"]["pending"] == [1, 2]
+    assert view["view"]["phase"] == "ting" and view["view"]["pending"] == [1]  # issue 13: only itself
     overdue(t, match_id, tokens[0])
     passes = t.reasons(match_id, "timeout")
     assert [(e["type"], e["seat"], e["response"], e["window"]) for e in passes] == [
@@ -78,7 +78,7 @@ def test_ting_window_and_claim_window_timeouts_pass(t, preset):
     # the dealer's own deadline starts when the window closed: it is not overdue yet
     assert t.api.view(match_id, tokens[0]).body["view"]["pending"] == [0]
     t.act(match_id, tokens[0], "discard", "5p")
-    assert t.api.view(match_id, tokens[3]).body["view"]["phase"] == "claim"
+    assert t.api.view(match_id, tokens[3]).body["view"]["phase"] == "claim"  # seat 3 is asked
     overdue(t, match_id, tokens[0])
     claim = [e for e in t.reasons(match_id, "timeout") if e.get("window") == "claim"]
     assert [(e["seat"], e["response"]) for e in claim] == [(1, "pass"), (2, "pass"), (3, "pass")]

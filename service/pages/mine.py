@@ -42,7 +42,7 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
     pending = engine.pending_seats(state) if loaded.started and not loaded.over else []
     status = "over" if loaded.over else ("open" if not loaded.started else
                                          ("your_turn" if seat in pending else "waiting"))
-    deadlines = svc.deadlines_for(loaded) if hasattr(svc, "deadlines_for") else []
+    deadlines = svc.deadlines_for(loaded, seat) if hasattr(svc, "deadlines_for") else []  # its own only
     mine_ = next((d["deadline"] for d in deadlines if d["seat"] == seat), None)
     hand = getattr(state, "hand", None)
     return {
@@ -61,6 +61,8 @@ def _last_move(svc: Any, loaded: Loaded, seat: int) -> Optional[dict]:
     for event in reversed(stored):
         if event.type in MOVES:
             item = public_event(event, "all" if loaded.over else seat)
+            if item is None:
+                continue  # engine.redact: not this seat's to see (another seat's window answer, issue 13)
             return {"type": item["type"], "seat": item["payload"].get("seat"), "tile": item["payload"].get("tile"),
                     "at": item["recorded_at"]}
     return None

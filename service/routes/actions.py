@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import jsonify
 
-from ..play import public_event
+from ..play import visible_events
 from ..presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
@@ -42,9 +42,9 @@ def act(data, match_id):
     fresh = svc.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
     shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
     view = private_view(fresh, seat)
-    view["deadlines"] = svc.deadlines_for(fresh)  # as GET view shows them (correspondence play)
+    view["deadlines"] = svc.deadlines_for(fresh, seat)  # as GET view shows them (correspondence play)
     body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
-            "events": [public_event(event, shown_to) for event in stored], "view": view}
+            "events": visible_events(stored, shown_to), "view": view}
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
     response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})

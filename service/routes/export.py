@@ -12,7 +12,7 @@ from . import Blueprint, errors
 
 blp = Blueprint("export", __name__, url_prefix="/api/matches",
                 description="Export a finished match's log; import a verified log as a read-only match.")
-DEFAULT_IMPORT_LIMIT = 16 * 1024 * 1024
+DEFAULT_IMPORT_LIMIT = 4 * 1024 * 1024  # TILEFOLD_MAX_IMPORT (issue 13: was 16 MiB)
 
 
 @blp.route("/<match_id>/export", methods=["GET"])

@@ -8,7 +8,7 @@ from engine.options import OptionError, normalise
 from ..pages.links import invite_url
 from ..presenters import summary
 from ..problems import ApiError
-from ..schemas import MatchCreatedSchema, MatchListSchema, MatchSummarySchema
+from ..schemas import MatchCreatedSchema, MatchListQuerySchema, MatchListSchema, MatchSummarySchema
 from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
 from . import Blueprint, errors
@@ -18,13 +18,20 @@ blp = Blueprint("matches", __name__, url_prefix="/api/matches",
 
 
 @blp.route("", methods=["GET"])
+@blp.arguments(MatchListQuerySchema, location="query", error_status_code=400)
 @blp.response(200, MatchListSchema)
-@errors(blp, 503)
-def list_matches():
-    """List matches (newest streams last), without the table."""
+@errors(blp, 400, 404, 503)
+def list_matches(args):
+    """List matches newest first by creation, without the table; `?before=<id>` for the next page."""
     svc = service()
-    ids = svc.repo.match_ids()[-current_app.config["LIST_LIMIT"]:]
-    return {"matches": [summary(svc.repo.load(match_id), table=False) for match_id in ids]}
+    limit = current_app.config["LIST_LIMIT"]
+    before = args.get("before")
+    if before is not None:
+        svc.repo.load(before)  # 404 for an unknown cursor
+    ids = svc.repo.match_ids_newest_first(before, limit + 1)
+    page = ids[:limit]
+    matches = [summary(svc.repo.load(match_id), table=False) for match_id in page]
+    return {"matches": matches, "next": f"/api/matches?before={page[-1]}" if len(ids) > limit else None}
 
 
 @blp.route("", methods=["POST"])

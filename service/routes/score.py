@@ -21,6 +21,6 @@ def score(data):
     """Score a win described by hand, melds, winning tile and how it was won."""
     try:
         ctx = context_from_fields(data)
-    except CalculatorInputError as exc:
+        return jsonify(score_context(ctx))
+    except (CalculatorInputError, ValueError) as exc:  # the scorer's own checks (a win tile not held …)
         raise ApiError(400, "invalid_input", str(exc)) from None
-    return jsonify(score_context(ctx))

@@ -44,7 +44,7 @@ def get_view(args, match_id):
 
 def view_body(svc, loaded: Loaded, seat: int) -> dict:
     body = private_view(loaded, seat)
-    body["deadlines"] = svc.deadlines_for(loaded)  # correspondence play: [] without move deadlines
+    body["deadlines"] = svc.deadlines_for(loaded, seat)  # correspondence play: [] without move deadlines; in a window its own only
     return body
 
 

@@ -194,7 +194,7 @@
     let line;
     if (v.phase === "turn") {
       line = hand.turn === seat ? bi("轮到你出牌", "your turn") : bi(`${windOf(hand.turn)[0]} ${seatName(hand.turn)} 出牌中`, "to play");
-    } else if (["claim", "rob", "ting"].includes(v.phase)) {
+    } else if (["claim", "rob", "ting", "waiting"].includes(v.phase)) {
       line = mine ? bi("请选择", "your decision") : bi("等待他人", "waiting for others");
     } else line = bi("本局结束", "hand over");
     box.append(el("div", { class: "whose" }, line));

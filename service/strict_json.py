@@ -1,0 +1,59 @@
+"""Request bodies that parse as JSON but cannot be stored or answered: refused with 400 (issue 13).
+
+The standard library reads `"a\\ud800b"` (a lone surrogate, which UTF-8 cannot encode, so the store
+would fail on it) and refuses integers longer than 4,300 digits with a ValueError (CPython's
+int-from-string limit) deep inside the request. Both used to answer 500. `check_body()` runs before
+every view and reads a JSON body once, so such a body is a 400 problem before anything is stored.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from flask import request
+
+from .problems import ApiError
+
+IMPORT = "export.import_match"
+MAX_INT_DIGITS = 4300  # CPython's default sys.get_int_max_str_digits()
+
+
+def parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of more than {MAX_INT_DIGITS:,} digits")
+    return int(text)
+
+
+def problem_of(text: str) -> Optional[str]:
+    """Why this JSON text cannot be taken (None when it parses and re-encodes as UTF-8, or is not JSON:
+    the schemas answer that)."""
+    try:
+        value = json.loads(text, parse_int=parse_int)
+    except RecursionError:
+        return None  # the app's RecursionError handler answers it
+    except ValueError as exc:
+        return str(exc) if "digits" in str(exc) else None
+    return None if encodable(value) else "a string holds a lone surrogate (not valid Unicode text)"
+
+
+def encodable(value: Any) -> bool:
+    """True when every string (keys too) encodes as UTF-8."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_body() -> None:
+    """Before every view: a JSON request body with a lone surrogate or a huge integer → 400."""
+    if request.method not in ("POST", "PUT", "PATCH") or not request.is_json or request.endpoint == IMPORT:
+        return  # only JSON bodies; an import (its own, larger body limit) is checked by audit.parse_log
+    raw = request.get_data(cache=True)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    problem = problem_of(text)
+    if problem:
+        raise ApiError(400, "invalid_json", f"the request body cannot be accepted: {problem}")

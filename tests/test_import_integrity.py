@@ -1,0 +1,178 @@
+"""Import and audit integrity (issue 13): malformed service events, unverified deals, read-only imports,
+rows edited inside the database file."""
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+
+import pytest
+
+import engine
+from service import match_log as service_audit
+from service.cli import main
+from test_audit_support import first, rehash, rows_of
+
+
+def played(app, variant="koudiandian", options=None):
+    """A finished match with one human (played by the bot): (id, owner token, seat token)."""
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create(variant, options or {"hands": 1})
+    seat, token, _ = svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    for _ in range(50_000):
+        loaded = svc.repo.load(match_id)
+        if loaded.over:
+            return match_id, owner, token
+        svc.act(match_id, seat, engine.bot_action(loaded.state, seat), None)
+    raise AssertionError("the match did not end")
+
+
+@pytest.fixture
+def done(app):
+    return played(app)
+
+
+def exported(client, match_id) -> list[dict]:
+    return rows_of(client.get(f"/api/matches/{match_id}/export").get_data(as_text=True))
+
+
+def import_(client, rows) -> tuple[int, dict]:
+    reply = client.post("/api/matches/import", data=service_audit.to_ndjson(rehash(rows)))
+    return reply.status_code, reply.get_json()
+
+
+def edited(rows, type_, change, when=lambda p: True):
+    out = [dict(r, payload=dict(r["payload"])) for r in rows]
+    change(first(out, type_, when))
+    return out
+
+
+MALFORMED = {
+    "seat 7": ("seat_joined", lambda r: r["payload"].update(seat=7)),
+    "3 MiB name": ("seat_joined", lambda r: r["payload"].update(name="x" * (3 << 20))),
+    "payload not an object": ("seat_joined", lambda r: r.update(payload=[1, 2])),
+    "unknown field": ("seat_joined", lambda r: r["payload"].update(admin=True)),
+    "bot as a string": ("seat_joined", lambda r: r["payload"].update(bot="yes")),
+    "seat out of join order": ("seat_joined", lambda r: r["payload"].update(seat=2)),
+    "bad variant": ("match_created", lambda r: r["payload"].update(variant="riichi")),
+    "unnormalised options": ("match_created", lambda r: r["payload"].update(options={"hands": 1})),
+    "unknown type": ("seat_joined", lambda r: r.update(type="seat_stolen")),
+    "spectating not a bool": ("seat_joined", lambda r: r.update(type="spectating_set", payload={"enabled": 1})),
+    "reissued for an empty seat": ("seat_joined", lambda r: r.update(type="seat_reissued",
+                                                                    payload={"seat": 0, "token_hash": "a" * 64})),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_service_events_are_refused_with_422_and_nothing_is_stored(app, client, done, case):
+    """Issue 13: the live endpoints' schemas on import; before the fix some gave 500 and broke the list."""
+    app.config["MAX_IMPORT_BYTES"] = 8 << 20
+    match_id, _, _ = done
+    type_, change = MALFORMED[case]
+    before = app.extensions["tilefold"].repo.store.streams()
+    status, body = import_(client, edited(exported(client, match_id), type_, change))
+    assert status == 422, body
+    assert body["code"] == "log_rejected" and body["type"] and body["title"]
+    assert app.extensions["tilefold"].repo.store.streams() == before
+    listing = client.get("/api/matches")
+    assert listing.status_code == 200 and len(listing.get_json()["matches"]) == 1
+
+
+def test_a_preset_deal_does_not_pass_verify_as_fair_and_is_refused_on_import(app, client, done, tmp_path, capsys):
+    """G-11: a hand without a revealed seed (a preset deal) proves nothing about the shuffle."""
+    match_id, _, _ = done
+    rows = exported(client, match_id)
+    started = first(rows, "hand_started")
+    preset = edited(rows, "hand_started", lambda r: r["payload"].update(seed=None, commitment=""))
+    ended = first(preset, "hand_ended")
+    ended["payload"].update(seed=None, commitment="")
+    verdict = service_audit.verify_rows(rehash(preset))
+    assert verdict.consistent and not verdict.ok, verdict.text()
+    assert verdict.text().startswith("UNVERIFIED DEAL: hand(s) 1")
+    path = tmp_path / "preset.ndjson"
+    path.write_text(service_audit.to_ndjson(rehash(preset)), encoding="utf-8")
+    assert main(["verify", str(path)]) == 1
+    assert "UNVERIFIED DEAL" in capsys.readouterr().out
+    status, body = import_(client, preset)
+    assert status == 422 and body["code"] == "unverified_deal", body
+    assert started["payload"]["seed"]  # the real log verifies
+    assert service_audit.verify_rows(rows).ok
+
+
+def test_an_imported_match_is_read_only_and_its_stream_stays_byte_identical(app, client, done):
+    """Issue 13: joins, bots, actions, orders, webhooks, spectating on an imported match: 409 match_over."""
+    match_id, owner, token = done
+    body = client.get(f"/api/matches/{match_id}/export").data
+    new_id = client.post("/api/matches/import", data=body).get_json()["id"]
+    seat_auth = {"Authorization": f"Bearer {token}"}
+    owner_auth = {"Authorization": f"Bearer {owner}"}
+    tries = [
+        ("POST", "seats", {"name": "late"}, {}),
+        ("POST", "bots", {}, owner_auth),
+        ("POST", "actions", {"action": "pass"}, seat_auth),
+        ("PUT", "orders", {"auto_pass": True}, seat_auth),
+        ("PUT", "webhook", {"url": "https://example.com/hook"}, seat_auth),
+        ("DELETE", "webhook", None, seat_auth),
+        ("PUT", "spectating", {"enabled": False}, owner_auth),
+    ]
+    for method, path, payload, headers in tries:
+        reply = client.open(f"/api/matches/{new_id}/{path}", method=method, json=payload, headers=headers)
+        assert reply.status_code == 409 and reply.get_json()["code"] == "match_over", (path, reply.get_json())
+    assert client.get(f"/api/matches/{new_id}/export").data == body
+
+
+def _edit_row_in_file(db: str, stream: str, version: int, change) -> None:
+    """What an attacker with the database file does: drop the guard triggers, edit, restore them."""
+    conn = sqlite3.connect(db)
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    payload = json.loads(conn.execute("SELECT payload FROM events WHERE stream = ? AND version = ?",
+                                      [stream, version]).fetchone()[0])
+    change(payload)
+    conn.execute("UPDATE events SET payload = ? WHERE stream = ? AND version = ?",
+                 [json.dumps(payload, sort_keys=True, separators=(",", ":")), stream, version])
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path, caplog):
+    """Issue 13: a fresh process loading the match checks each row's hash against the chain → 503."""
+    from service.app import create_app
+
+    match_id, _, _ = played(app)
+    db = app.config["DATABASE"]
+    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    ended = next(e for e in stored if e.type == "hand_ended")
+    _edit_row_in_file(db, f"match-{match_id}", ended.version,
+                      lambda p: p.update(scores=[p["scores"][0] + 100] + p["scores"][1:]))
+    fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
+    with caplog.at_level(logging.ERROR):
+        reply = fresh.get(f"/api/matches/{match_id}")
+    assert reply.status_code == 503 and reply.get_json()["code"] == "integrity_error"
+    assert any("hash chain" in r.getMessage() for r in caplog.records)
+    assert fresh.get(f"/api/matches/{match_id}/events").status_code == 503
+
+
+def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
+    """The same with a row removed from the middle (a gap) — the chain check names the missing version."""
+    from service.app import create_app
+
+    match_id, _, _ = played(app)
+    db = app.config["DATABASE"]
+    conn = sqlite3.connect(db)
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DELETE FROM events WHERE stream = ? AND version = 20", [f"match-{match_id}"])
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+    store = app.extensions["tilefold"].repo.store
+    assert store.chain_problem(f"match-{match_id}").startswith("v20: missing")
+    fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
+    assert fresh.get(f"/api/matches/{match_id}").status_code == 503
