@@ -345,7 +345,9 @@
       const done = await api("POST", `/api/matches/${matchId}/actions`, { ...command, expected_version: view.version });
       selected = null; tingOpen = false;
       sending = false;
-      show(done.view);
+      // the stream may have shown a newer version while this answer was on its way: never go back to it
+      if (!view || done.view.version >= view.version) show(done.view);
+      else { renderMe(); renderActions(); }
     } catch (err) {
       sending = false;
       if (err.status === 409) toast("牌局已变化，已刷新 the table moved on; refreshed");
