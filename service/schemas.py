@@ -135,7 +135,7 @@ class ChatPostSchema(Strict):
 
 
 class ChatQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
     wait = fields.Float(load_default=0.0, validate=validate.Range(min=0),
                         metadata={"description": "long-poll seconds for a line after ?after= (capped)"})
 
