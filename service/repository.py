@@ -99,6 +99,9 @@ class StateCache:
                 self._items.popitem(last=False)
 
 
+VERIFIED_LIMIT = 100_000  # match ids whose checked range a worker remembers
+
+
 class MatchRepository:
     """Loads and appends match streams; loading reads only the events after the cached version."""
 
@@ -107,6 +110,7 @@ class MatchRepository:
         self.store = store
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
+        self._verified: dict[str, int] = {}  # match id -> rows after this version were checked (issue 13)
 
     def load(self, match_id: str) -> Loaded:
         """The match at its latest version; 404 problem when there is no such match.
@@ -116,8 +120,10 @@ class MatchRepository:
         cached = self.cache.get(match_id)
         cold = cached is None
         if cold:
-            self.check_integrity(match_id)  # every row, snapshot or not: feeds serve rows (issue 13)
             cached = self._from_snapshot(match_id)
+            # issue 13: the rows this load folds (after the snapshot); read() checks older rows
+            # before it serves them, so no row reaches a client unchecked.
+            self.check_integrity(match_id, cached.version if cached else 0)
         after = cached.version if cached else 0
         new = self.store.read(stream_of(match_id), after=after)
         if not new:
@@ -150,18 +156,23 @@ class MatchRepository:
 
         A row edited inside the database file (its triggers dropped and restored) no longer matches
         its hash, or breaks the chain after it: 503 and a logged error instead of a forged state.
-        Every row is checked, even when a snapshot spares the fold (the feeds and SSE serve the rows
-        themselves); `after` checks only the rows after that version. Cached matches are not re-read.
+        A cold load checks the rows after its snapshot (the ones it folds); `read` checks older rows
+        the first time this worker serves them (feeds, SSE, replays serve rows themselves), so every
+        row a client gets was checked, at a cost bounded by what is read. Cached matches are not re-read.
         """
         fast = getattr(self.store, "chain_problem", None)  # SQLite: no JSON parsed; else verify_stream
         if fast is not None:
             problem = fast(stream_of(match_id), after)
         else:
+            after = 0
             problem = "; ".join(str(p) for p in self.store.verify_stream(stream_of(match_id))[:3]) or None
         if problem:
             log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
             raise ApiError(503, "integrity_error", "this match's stored events fail their hash chain "
                            "(the database was edited); the operator has been alerted")
+        if len(self._verified) >= VERIFIED_LIMIT:
+            self._verified.clear()  # forgetting only means checking again
+        self._verified[match_id] = after  # rows after this version have been checked in this worker
 
     def latest(self, match_id: str) -> Loaded:
         """The newest state this worker knows (cached after its own appends), else load()."""
@@ -210,9 +221,13 @@ class MatchRepository:
         return result
 
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
+        """Rows after `after` (up to `until`), each checked against the chain once per worker (issue 13)."""
         limit = None if until is None else max(0, until - after)
         if limit == 0:
             return []
+        checked = self._verified.get(match_id)
+        if checked is None or after < checked:
+            self.check_integrity(match_id, after)
         return self.store.read(stream_of(match_id), after=after, limit=limit)
 
     def version(self, match_id: str) -> int:

@@ -151,10 +151,22 @@ def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path,
                       lambda p: p.update(scores=[p["scores"][0] + 100] + p["scores"][1:]))
     fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
     with caplog.at_level(logging.ERROR):
-        reply = fresh.get(f"/api/matches/{match_id}")
-    assert reply.status_code == 503 and reply.get_json()["code"] == "integrity_error"
+        summary = fresh.get(f"/api/matches/{match_id}")
+        feed = fresh.get(f"/api/matches/{match_id}/events")
+    # The summary folds from the snapshot taken before the edit: never the forged scores.
+    assert summary.status_code == 503 or summary.get_json()["scores"] == ended.payload["scores"]
+    assert feed.status_code == 503 and feed.get_json()["code"] == "integrity_error"  # the forged row is never served
     assert any("hash chain" in r.getMessage() for r in caplog.records)
-    assert fresh.get(f"/api/matches/{match_id}/events").status_code == 503
+    _drop_snapshots(db)  # without a snapshot the load itself folds the edited row: refused
+    again = create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}")
+    assert again.status_code == 503 and again.get_json()["code"] == "integrity_error"
+
+
+def _drop_snapshots(db) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM snapshots")
+    conn.commit()
+    conn.close()
 
 
 def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
@@ -175,4 +187,6 @@ def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
     store = app.extensions["tilefold"].repo.store
     assert store.chain_problem(f"match-{match_id}").startswith("v20: missing")
     fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
-    assert fresh.get(f"/api/matches/{match_id}").status_code == 503
+    assert fresh.get(f"/api/matches/{match_id}/events").status_code == 503
+    _drop_snapshots(db)
+    assert create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}").status_code == 503
