@@ -109,6 +109,7 @@ def speed(n: int = 20000, repeats: int = 5) -> None:
 
 def _mahjong_version() -> str:
     from importlib.metadata import version
+
     return version("mahjong")
 
 
@@ -116,8 +117,10 @@ def main() -> None:
     hands = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
     started = time.perf_counter()
     n, bad = differential(hands)
-    print(f"differential: {n} hands (0-4 wilds, 13/14 tiles, both variants), {bad} mismatches, "
-          f"{time.perf_counter() - started:.0f} s")
+    print(
+        f"differential: {n} hands (0-4 wilds, 13/14 tiles, both variants), {bad} mismatches, "
+        f"{time.perf_counter() - started:.0f} s"
+    )
     speed()
 
 

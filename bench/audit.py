@@ -1,4 +1,5 @@
 """Benchmark: hands verified per second when auditing a large exported log (engine self-play, no HTTP)."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,14 @@ def selfplay(variant: str, hands: int) -> list[dict]:
 def exported(events: list[dict], stream: str) -> str:
     rows, prev = [], ""
     for version, event in enumerate(events, start=1):
-        row = {"stream": stream, "version": version, "type": event["type"], "schema_version": 1,
-               "payload": {k: v for k, v in event.items() if k != "type"}, "recorded_at": "2024-05-01T12:00:00.000000Z"}
+        row = {
+            "stream": stream,
+            "version": version,
+            "type": event["type"],
+            "schema_version": 1,
+            "payload": {k: v for k, v in event.items() if k != "type"},
+            "recorded_at": "2024-05-01T12:00:00.000000Z",
+        }
         prev = row["hash"] = compute_hash(prev, row)
         rows.append(row)
     return to_ndjson(rows)
@@ -53,9 +60,11 @@ def main() -> int:
             assert verdict.ok, verdict.text()
         elapsed, wall = sorted(timings)[len(timings) // 2]  # the median run (by CPU time)
         print(f"{variant}: {verdict.text()}")
-        print(f"  median of {REPEATS}: {elapsed:.2f} s CPU ({wall:.2f} s wall), "
-              f"{verdict.report.hands / elapsed:,.0f} hands/s, "
-              f"{len(rows) / elapsed:,.0f} events/s (log {len(text) / 1e6:.1f} MB, parse not timed)")
+        print(
+            f"  median of {REPEATS}: {elapsed:.2f} s CPU ({wall:.2f} s wall), "
+            f"{verdict.report.hands / elapsed:,.0f} hands/s, "
+            f"{len(rows) / elapsed:,.0f} events/s (log {len(text) / 1e6:.1f} MB, parse not timed)"
+        )
         if args.profile:
             profile = cProfile.Profile()
             profile.enable()

@@ -28,16 +28,16 @@ from engine.selfplay import seeds_from  # noqa: E402
 from engine.table import initial_state, step  # noqa: E402
 
 HANDS_PER_MATCH = 8
-ARRANGEMENTS = [tuple("normal" if s in pair else "easy" for s in range(4))
-                for pair in itertools.combinations(range(4), 2)]
+ARRANGEMENTS = [
+    tuple("normal" if s in pair else "easy" for s in range(4)) for pair in itertools.combinations(range(4), 2)
+]
 
 
 def play(variant: str, levels: tuple[str, ...], seeds, timings: dict) -> list[dict]:
     """One match; returns its hand_ended events."""
     state = initial_state()
     ended = []
-    events, state = step(state, {"action": "start_match", "variant": variant,
-                                 "options": {"hands": HANDS_PER_MATCH}})
+    events, state = step(state, {"action": "start_match", "variant": variant, "options": {"hands": HANDS_PER_MATCH}})
     while state.phase != "match_over":
         if state.needs_new_hand:
             events, state = step(state, {"action": "start_hand", "seed": next(seeds)})
@@ -55,8 +55,7 @@ def play(variant: str, levels: tuple[str, ...], seeds, timings: dict) -> list[di
 def _spread(times: list[float]) -> str:
     t = sorted(times)
     p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
-    return (f"median {1000 * statistics.median(t):.2f} p99 {1000 * p99:.2f} max {1000 * t[-1]:.1f} "
-            f"({len(t)} decisions)")
+    return f"median {1000 * statistics.median(t):.2f} p99 {1000 * p99:.2f} max {1000 * t[-1]:.1f} ({len(t)} decisions)"
 
 
 def _mean_ci(values: list[float]) -> tuple[float, float]:
@@ -98,7 +97,9 @@ def run(variant: str, hands: int) -> None:
         mean, half = _mean_ci(per_level[level])
         rate, rhalf = _rate_ci(wins[level], len(per_level[level]))
         print(f"  {level:6s} score/hand {mean:+7.2f} ± {half:5.2f}   win rate {100 * rate:5.1f}% ± {100 * rhalf:4.1f}")
-        print(f"         decision ms, wall clock: {_spread(timings[level])}; CPU time: {_spread(timings[level + '_cpu'])}")
+        print(
+            f"         decision ms, wall clock: {_spread(timings[level])}; CPU time: {_spread(timings[level + '_cpu'])}"
+        )
     mean, half = _mean_ci(diffs)
     draws = played - wins["normal"] - wins["easy"]
     print(f"  normal - easy per hand (mean of a level's two seats): {mean:+.2f} ± {half:.2f}; draws {draws}")

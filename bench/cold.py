@@ -10,6 +10,7 @@ ratio cold / warm (target: <= 2 at every size), and for scale the same load fold
 With --no-head (no rolling snapshot at each append) the match is cut where the tail after its
 last snapshot is longest (just before the next one is due): the worst case a cold load meets.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,12 @@ def bot_events(target: int) -> list[dict]:
 def build(app, match_id: str, target: int) -> int:
     """Store a match of about `target` events as play would; the number of events stored."""
     repo = app.extensions["tilefold"].repo
-    created = {"type": rooms.MATCH_CREATED, "variant": "hanshan", "options": {"hands": 256},
-               "owner_token_hash": "0" * 64}
+    created = {
+        "type": rooms.MATCH_CREATED,
+        "variant": "hanshan",
+        "options": {"hands": 256},
+        "owner_token_hash": "0" * 64,
+    }
     repo.append(match_id, 0, [created])
     loaded = repo.load(match_id)
     events = bot_events(target)[: target - 1]
@@ -55,7 +60,7 @@ def build(app, match_id: str, target: int) -> int:
         cut -= (cut + 1) % every + 1
     i = 0
     while i < cut:
-        batch = events[i: min(cut, i + BATCH)]
+        batch = events[i : min(cut, i + BATCH)]
         repo.append_on(loaded, batch)
         loaded = repo.cache.get(match_id)
         i += len(batch)
@@ -78,8 +83,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--every", type=int, default=None, help="TILEFOLD_SNAPSHOT_EVERY (default: the service's)")
-    parser.add_argument("--no-head", action="store_true",
-                        help="TILEFOLD_SNAPSHOT_HEAD=off: only the snapshots every N events and at hand ends")
+    parser.add_argument(
+        "--no-head",
+        action="store_true",
+        help="TILEFOLD_SNAPSHOT_HEAD=off: only the snapshots every N events and at hand ends",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = {"DATABASE": os.path.join(tmp, "cold.db"), "SYNCHRONOUS": "OFF", "TESTING": True}
@@ -90,8 +98,10 @@ def main() -> None:
         repo = app.extensions["tilefold"].repo
         client = app.test_client()
         head = "on" if repo.snapshots.head else "off"
-        print(f"snapshot every {repo.snapshots.every} events, rolling head snapshot {head}; "
-              f"GET /api/matches/<id>, medians of {args.repeats}")
+        print(
+            f"snapshot every {repo.snapshots.every} events, rolling head snapshot {head}; "
+            f"GET /api/matches/<id>, medians of {args.repeats}"
+        )
         print(f"{'events':>8} {'tail':>5} {'warm ms':>8} {'cold ms':>8} {'no-snap ms':>10} {'cold/warm':>9}")
         for size in (20, 2000, 20000):
             match_id = f"cold{size}"
@@ -102,8 +112,9 @@ def main() -> None:
             warm = time_get(client, url, repeats=args.repeats)
             cold = time_get(client, url, before=repo.cache._items.clear, repeats=args.repeats)
             full = time_full_fold(repo, match_id, args.repeats)
-            print(f"{version:>8} {tail:>5} {warm * 1e3:>8.2f} {cold * 1e3:>8.2f} {full * 1e3:>10.2f} "
-                  f"{cold / warm:>9.2f}")
+            print(
+                f"{version:>8} {tail:>5} {warm * 1e3:>8.2f} {cold * 1e3:>8.2f} {full * 1e3:>10.2f} {cold / warm:>9.2f}"
+            )
 
 
 def time_full_fold(repo, match_id: str, repeats: int) -> float:
@@ -113,6 +124,7 @@ def time_full_fold(repo, match_id: str, repeats: int) -> float:
         started = time.perf_counter()
         stored = repo.store.read(stream_of(match_id))
         import engine
+
         Loaded(match_id, stored[-1].version, engine.fold(engine_events(stored)), rooms.fold(stored))
         samples.append(time.perf_counter() - started)
     return statistics.median(samples)

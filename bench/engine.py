@@ -95,8 +95,9 @@ def bench_waits() -> None:
             h[next(k for k in range(34) if h[k])] -= 1
             tenpai.append(h)
         for label, hands in (("random", random_hands), ("ready", tenpai)):
-            rate = _median_rate(lambda hands=hands, wilds=wilds: sum(
-                1 for h in hands if waits(h, wilds, seven_pairs=True) or True))
+            rate = _median_rate(
+                lambda hands=hands, wilds=wilds: sum(1 for h in hands if waits(h, wilds, seven_pairs=True) or True)
+            )
             print(f"  wilds={wilds} {label:8s} {rate:12,.0f}")
 
 
@@ -116,8 +117,10 @@ def bench_selfplay() -> None:
             started = time.process_time()
             state, log = play_match(variant, dict(options, hands=64), seeds_from(f"bench-{variant}-{rep}"))
             rates.append(state.hands_played / (time.process_time() - started))
-        print(f"self-play {variant} {options or ''}: {statistics.median(rates):,.0f} hands/s "
-              f"({len(log) / state.hands_played:.0f} events per hand)")
+        print(
+            f"self-play {variant} {options or ''}: {statistics.median(rates):,.0f} hands/s "
+            f"({len(log) / state.hands_played:.0f} events per hand)"
+        )
 
 
 def bench_scoring() -> None:
@@ -127,8 +130,13 @@ def bench_scoring() -> None:
     from engine.tiles import parse
 
     options = normalise("hanshan", {})
-    hands = {0: "123m456m789m123pEE", 1: "123m456m789m12pEEN", 2: "123m456m789m1pEENN",
-             3: "123m456m789mEENNN", 4: "123m456m78mEENNNN"}
+    hands = {
+        0: "123m456m789m123pEE",
+        1: "123m456m789m12pEEN",
+        2: "123m456m789m1pEENN",
+        3: "123m456m789mEENNN",
+        4: "123m456m78mEENNNN",
+    }
     for wilds, text in hands.items():
         tiles = tuple(parse(text))
         ctx = WinContext("hanshan", options, 1, 0, tiles, (), tiles[-1], "self_draw", wild=parse("N")[0])
@@ -138,6 +146,7 @@ def bench_scoring() -> None:
             for _ in range(20):
                 score(ctx)
             return 20
+
         print(f"hanshan scoring, {wilds} 配子: {_median_rate(run):,.0f} calls/s")
 
 

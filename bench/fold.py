@@ -26,8 +26,9 @@ MATCHES = 3  # per variant, 8 hands each
 def _play(variant: str, options: dict[str, Any], label: str, version: int) -> list[dict[str, Any]]:
     state = engine.initial_state()
     seeds = seeds_from(label)
-    log, state = engine.step(state, {"action": "start_match", "variant": variant, "options": options,
-                                     "rules_version": version})
+    log, state = engine.step(
+        state, {"action": "start_match", "variant": variant, "options": options, "rules_version": version}
+    )
     while state.phase != "match_over":
         if state.needs_new_hand:
             command: dict[str, Any] = {"action": "start_hand", "seed": next(seeds)}
@@ -57,13 +58,20 @@ def main() -> None:
         logs = {v: [_play(variant, options, label, v) for label in labels] for v in (1, 2)}
         events = {v: sum(len(log) for log in logs[v]) for v in (1, 2)}
         fold = _medians({v: lambda v=v, logs=logs: sum(engine.fold(log).version for log in logs[v]) for v in (1, 2)})
-        play = _medians({v: lambda v=v, variant=variant, options=options, labels=labels: sum(
-                             len(_play(variant, options, label, v)) for label in labels)
-                         for v in (1, 2)})
+        play = _medians(
+            {
+                v: lambda v=v, variant=variant, options=options, labels=labels: sum(
+                    len(_play(variant, options, label, v)) for label in labels
+                )
+                for v in (1, 2)
+            }
+        )
         size = {v: sum(len(json.dumps(log)) for log in logs[v]) for v in (1, 2)}
         print(f"{variant}: {MATCHES} matches, {events[2]} events")
-        print(f"  fold   v2 (recorded decisions) {fold[2]:>9.0f} ev/s   v1 (rules rerun) {fold[1]:>9.0f} ev/s   "
-              f"ratio {fold[2] / fold[1]:.2f}")
+        print(
+            f"  fold   v2 (recorded decisions) {fold[2]:>9.0f} ev/s   v1 (rules rerun) {fold[1]:>9.0f} ev/s   "
+            f"ratio {fold[2] / fold[1]:.2f}"
+        )
         print(f"  decide v2 {play[2]:>9.0f} ev/s   v1 {play[1]:>9.0f} ev/s   ratio {play[2] / play[1]:.2f}")
         print(f"  log size (JSON) v2 {size[2]} bytes   v1 {size[1]} bytes   ratio {size[2] / size[1]:.2f}")
 

@@ -1,6 +1,7 @@
 """HTTP benchmark: accepted actions/s and latency of `tilefold serve` beside a bare Flask+SQLite append;
 then the same service on PostgreSQL with one node and with two nodes (clients split between them),
 beside SQLite in the same run (a throwaway PostgreSQL cluster, fsync on; --no-postgres skips it)."""
+
 # Run: python bench/http.py [--seconds 8] [--rounds 3] [--clients 16] [--repeats 3]. About four minutes.
 from __future__ import annotations
 
@@ -36,8 +37,7 @@ def free_port() -> int:
 
 
 def start(cmd: list[str], env: dict, probe: str) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120  # a slow start on a busy machine is not a failure
     while time.monotonic() < deadline:
         try:
@@ -67,6 +67,7 @@ def start_postgres():
     folder = pgserver.new_folder()
     url = pgserver.start(folder, fsync=True)
     from events import PostgresEventStore
+
     PostgresEventStore.initialise(url).close()
     return folder, url
 
@@ -78,9 +79,10 @@ def pg_ports(nodes: list[subprocess.Popen]) -> list[int]:
 def start_service(db: str, port: int) -> subprocess.Popen:
     script = os.path.join(os.path.dirname(sys.executable), "tilefold")
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
-    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(WORKERS),
-                      "--threads", str(THREADS)]
-    proc = start(cmd, dict(os.environ, TILEFOLD_DB=db, TILEFOLD_RATE_LIMITS="0"), f"http://127.0.0.1:{port}/api/matches")
+    cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", str(WORKERS), "--threads", str(THREADS)]
+    proc = start(
+        cmd, dict(os.environ, TILEFOLD_DB=db, TILEFOLD_RATE_LIMITS="0"), f"http://127.0.0.1:{port}/api/matches"
+    )
     proc.port = port  # type: ignore[attr-defined]
     return proc
 
@@ -127,8 +129,12 @@ def serve_bare(port: int, db: str) -> None:
 
     class Bare(BaseApplication):
         def load_config(self):
-            for key, value in {"bind": f"127.0.0.1:{port}", "workers": WORKERS, "threads": THREADS,
-                               "worker_class": "gthread"}.items():
+            for key, value in {
+                "bind": f"127.0.0.1:{port}",
+                "workers": WORKERS,
+                "threads": THREADS,
+                "worker_class": "gthread",
+            }.items():
                 self.cfg.set(key, value)
 
         def load(self):
@@ -248,8 +254,13 @@ def run_threads(clients: int, seconds: float, work, server: subprocess.Popen) ->
         thread.start()
     for thread in threads:
         thread.join()
-    return (sum(counts), latencies, time.monotonic() - started,
-            sum(group_cpu(s.pid) for s in servers) - server_cpu, time.process_time() - client_cpu)
+    return (
+        sum(counts),
+        latencies,
+        time.monotonic() - started,
+        sum(group_cpu(s.pid) for s in servers) - server_cpu,
+        time.process_time() - client_cpu,
+    )
 
 
 def bare_work(base: str):
@@ -261,6 +272,7 @@ def bare_work(base: str):
             latencies.append(time.perf_counter() - t)
             done += status == 200
         return done
+
     return work
 
 
@@ -286,8 +298,9 @@ class Player:
         """POST one random legal action; returns (accepted, the seat's next view, seconds)."""
         headers = dict(auth(token), **{"If-Match": f'"v{view["version"]}"'})
         t = time.perf_counter()
-        status, body = self.client.call("POST", f"/api/matches/{match_id}/actions",
-                                        self.rng.choice(view["legal_actions"]), headers)
+        status, body = self.client.call(
+            "POST", f"/api/matches/{match_id}/actions", self.rng.choice(view["legal_actions"]), headers
+        )
         seconds = time.perf_counter() - t
         if status != 200:
             return False, self.view(match_id, token), seconds
@@ -300,6 +313,7 @@ def auth(token: str) -> dict:
 
 def solo_work(base: str, hands: int = 4):
     """One human against three bots per client: one POST per accepted action, no GET in between."""
+
     def work(deadline, latencies):
         player, done = Player(base, random.Random()), 0
         while time.monotonic() < deadline:
@@ -310,6 +324,7 @@ def solo_work(base: str, hands: int = 4):
                 latencies.append(seconds)
                 done += accepted
         return done
+
     return work
 
 
@@ -322,11 +337,13 @@ def split_work(bases: list[str], make=None):
         with lock:
             mine, turn[0] = works[turn[0] % len(works)], turn[0] + 1
         return mine(deadline, latencies)
+
     return work
 
 
 def table_work(base: str, hands: int = 4):
     """Four humans played by one client: a POST, then a GET of the next pending seat's view."""
+
     def work(deadline, latencies):
         player, done = Player(base, random.Random()), 0
         while time.monotonic() < deadline:
@@ -340,6 +357,7 @@ def table_work(base: str, hands: int = 4):
                 latencies.append(seconds)
                 done += accepted
         return done
+
     return work
 
 
@@ -399,9 +417,12 @@ def line(name: str, runs: list[tuple]) -> float:
 
     def per_op(index: int) -> float:
         return _median([1000 * run[index] / run[0] for run in runs if run[0]])
-    print(f"{name:<30} {rate:8.1f}/s   p50 {1000 * percentile(latencies, 0.5):7.2f} ms   "
-          f"p99 {1000 * percentile(latencies, 0.99):7.2f} ms   (rounds {', '.join(f'{_rate(r):.0f}' for r in runs)}; "
-          f"{ops} ops; CPU per op: server {per_op(3):.2f} ms, client {per_op(4):.2f} ms)")
+
+    print(
+        f"{name:<30} {rate:8.1f}/s   p50 {1000 * percentile(latencies, 0.5):7.2f} ms   "
+        f"p99 {1000 * percentile(latencies, 0.99):7.2f} ms   (rounds {', '.join(f'{_rate(r):.0f}' for r in runs)}; "
+        f"{ops} ops; CPU per op: server {per_op(3):.2f} ms, client {per_op(4):.2f} ms)"
+    )
     return rate
 
 
@@ -420,6 +441,7 @@ def main() -> None:
     finally:
         if pg is not None:  # also when a server failed to start: never leave the cluster running
             from tests import pgserver
+
             pgserver.stop(pg[0])
 
 
@@ -429,8 +451,11 @@ def measure(args, pg) -> None:
         bare = start_bare(os.path.join(tmp, "bare.db"), bare_port)
         service = start_service(os.path.join(tmp, "tilefold.db"), service_port)
         base = f"http://127.0.0.1:{service_port}"
-        phases = [("bare", bare_work(f"http://127.0.0.1:{bare_port}"), bare),
-                  ("table", table_work(base), service), ("solo", solo_work(base), service)]
+        phases = [
+            ("bare", bare_work(f"http://127.0.0.1:{bare_port}"), bare),
+            ("table", table_work(base), service),
+            ("solo", solo_work(base), service),
+        ]
         nodes = []
         if pg is not None:  # two nodes on one PostgreSQL database; "pg1" uses one of them
             nodes = [start_service(pg[1], port) for port in (free_port(), free_port())]
@@ -452,33 +477,46 @@ def measure(args, pg) -> None:
 
 
 def report(args, runs: dict[str, list[tuple]], longs) -> None:
-    print(f"gunicorn {WORKERS} workers x {THREADS} threads (gthread), {args.clients} concurrent clients, "
-          f"{args.rounds} rounds of {args.seconds:g} s (after {args.warmup:g} s warm-up), medians")
-    rates = {name: line(label, runs[name]) for name, label in (
-        ("bare", "bare Flask + SQLite append"), ("table", "tilefold, 4 humans (POST+GET)"),
-        ("solo", "tilefold, 1 human + 3 bots"))}
+    print(
+        f"gunicorn {WORKERS} workers x {THREADS} threads (gthread), {args.clients} concurrent clients, "
+        f"{args.rounds} rounds of {args.seconds:g} s (after {args.warmup:g} s warm-up), medians"
+    )
+    rates = {
+        name: line(label, runs[name])
+        for name, label in (
+            ("bare", "bare Flask + SQLite append"),
+            ("table", "tilefold, 4 humans (POST+GET)"),
+            ("solo", "tilefold, 1 human + 3 bots"),
+        )
+    }
     for name, label in (("table", "4 humans"), ("solo", "1 human + 3 bots")):
         per_round = [_rate(mine) / _rate(bare) for mine, bare in zip(runs[name], runs["bare"])]
-        print(f"throughput ratio, {label} (target >= 0.50): {rates[name] / rates['bare']:.2f} "
-              f"(rounds: {', '.join(f'{r:.2f}' for r in per_round)}); accepted action = one POST")
+        print(
+            f"throughput ratio, {label} (target >= 0.50): {rates[name] / rates['bare']:.2f} "
+            f"(rounds: {', '.join(f'{r:.2f}' for r in per_round)}); accepted action = one POST"
+        )
     if "pg1" in runs:
         print("PostgreSQL (throwaway cluster on this machine, fsync on; server CPU excludes PostgreSQL's own):")
         for name, label in (("pg1", "PG, 1 node, 4 humans"), ("pg2", "PG, 2 nodes, 4 humans")):
             rates[name] = line(label, runs[name])
-        print(f"PG/SQLite (4 humans, POST+GET): 1 node {rates['pg1'] / rates['table']:.2f}, "
-              f"2 nodes {rates['pg2'] / rates['table']:.2f}; 2 nodes / 1 node {rates['pg2'] / rates['pg1']:.2f} "
-              f"(2 cores shared by client, nodes and PostgreSQL: a second node cannot add CPU here)")
+        print(
+            f"PG/SQLite (4 humans, POST+GET): 1 node {rates['pg1'] / rates['table']:.2f}, "
+            f"2 nodes {rates['pg2'] / rates['table']:.2f}; 2 nodes / 1 node {rates['pg2'] / rates['pg1']:.2f} "
+            f"(2 cores shared by client, nodes and PostgreSQL: a second node cannot add CPU here)"
+        )
     for kind, early, late in (("GET view", "early_view", "late_view"), ("POST action", "early", "late")):
         if not longs:
             break
         ratios = [percentile(b[late], 0.99) / percentile(b[early], 0.99) for b in longs]
         p99s = [(1000 * percentile(b[early], 0.99), 1000 * percentile(b[late], 0.99)) for b in longs]
         p50s = [(1000 * _median(b[early]), 1000 * _median(b[late])) for b in longs]
-        print(f"long match {kind:<11}: p99 ratio event 2,000 / event 20 = median {_median(ratios):.2f} "
-              f"of {', '.join(f'{r:.2f}' for r in ratios)} (target <= 1.5); "
-              f"p99 {'; '.join(f'{e:.2f}/{x:.2f}' for e, x in p99s)} ms; "
-              f"p50 {'; '.join(f'{e:.2f}/{x:.2f}' for e, x in p50s)} ms "
-              f"({min(len(b[early]) for b in longs)}+ samples per window)")
+        print(
+            f"long match {kind:<11}: p99 ratio event 2,000 / event 20 = median {_median(ratios):.2f} "
+            f"of {', '.join(f'{r:.2f}' for r in ratios)} (target <= 1.5); "
+            f"p99 {'; '.join(f'{e:.2f}/{x:.2f}' for e, x in p99s)} ms; "
+            f"p50 {'; '.join(f'{e:.2f}/{x:.2f}' for e, x in p50s)} ms "
+            f"({min(len(b[early]) for b in longs)}+ samples per window)"
+        )
 
 
 if __name__ == "__main__":

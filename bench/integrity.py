@@ -3,6 +3,7 @@ with `MatchRepository.check_integrity` and without it, measured in the same run;
 
     python bench/integrity.py [HANDS] [ROUNDS]
 """
+
 from __future__ import annotations
 
 import statistics

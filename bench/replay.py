@@ -11,6 +11,7 @@ cached). Printed: seconds to the answer, its size, and the process's peak RSS af
 (and before it: the app and the match's summary loaded).
 The match length cap (TILEFOLD_MAX_HANDS) does not apply: the matches are stored directly.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,13 +37,17 @@ def build(db: str, match_id: str, hands: int) -> int:
 
     app = create_app({"DATABASE": db, "SYNCHRONOUS": "OFF", "TESTING": True})
     repo = app.extensions["tilefold"].repo
-    created = {"type": rooms.MATCH_CREATED, "variant": "hanshan", "options": {"hands": hands},
-               "owner_token_hash": "0" * 64}
+    created = {
+        "type": rooms.MATCH_CREATED,
+        "variant": "hanshan",
+        "options": {"hands": hands},
+        "owner_token_hash": "0" * 64,
+    }
     repo.append(match_id, 0, [created])
     loaded = repo.load(match_id)
     events = play_match("hanshan", {"hands": hands}, seeds_from(f"replay/{hands}"))[1]
     for i in range(0, len(events), BATCH):
-        repo.append_on(loaded, events[i:i + BATCH])
+        repo.append_on(loaded, events[i : i + BATCH])
         loaded = repo.cache.get(match_id)
     return loaded.version
 
@@ -60,8 +65,14 @@ def measure(db: str, match_id: str, query: str) -> dict:
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert response.status_code == 200, response.status_code
-    return {"seconds": seconds, "bytes": len(response.data), "peak_kib": peak, "before_kib": before,
-            "steps": len(response.get_json()["steps"]), "pages": response.get_json()["pages"]}
+    return {
+        "seconds": seconds,
+        "bytes": len(response.data),
+        "peak_kib": peak,
+        "before_kib": before,
+        "steps": len(response.get_json()["steps"]),
+        "pages": response.get_json()["pages"],
+    }
 
 
 def main() -> None:
@@ -69,16 +80,25 @@ def main() -> None:
         print(json.dumps(measure(sys.argv[2], "m", sys.argv[3])))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'hands':>5} {'events':>7} {'request':>12} {'seconds':>8} {'MiB sent':>8} {'peak RSS MiB (before)':>22}")
+        print(
+            f"{'hands':>5} {'events':>7} {'request':>12} {'seconds':>8} {'MiB sent':>8} {'peak RSS MiB (before)':>22}"
+        )
         for hands in (4, 64, 256):
             db = os.path.join(tmp, f"r{hands}.db")
             version = build(db, "m", hands)
             for label, query in (("first page", "&hand=0"), ("last page", f"&hand={hands - 1}"), ("whole", "")):
-                out = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure", db, query],
-                                     capture_output=True, text=True, check=True).stdout
+                out = subprocess.run(
+                    [sys.executable, os.path.abspath(__file__), "--measure", db, query],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
                 got = json.loads(out.strip().splitlines()[-1])
-                print(f"{hands:>5} {version:>7} {label:>12} {got['seconds']:>8.3f} {got['bytes'] / 2**20:>8.2f} "
-                      f"{(got['before_kib'] + got['peak_kib']) / 1024:>13.1f} ({got['before_kib'] / 1024:.1f})", flush=True)
+                print(
+                    f"{hands:>5} {version:>7} {label:>12} {got['seconds']:>8.3f} {got['bytes'] / 2**20:>8.2f} "
+                    f"{(got['before_kib'] + got['peak_kib']) / 1024:>13.1f} ({got['before_kib'] / 1024:.1f})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 then the same for PostgresEventStore vs raw psycopg on a throwaway PostgreSQL cluster started
 for the run (fsync on; TILEFOLD_BENCH_PG=<url> uses an existing server instead, and
 TILEFOLD_BENCH_PG=off skips it)."""
+
 from __future__ import annotations
 
 import json
@@ -18,12 +19,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from events import EventStore, NewEvent, Registry  # noqa: E402
 from events.chain import canonical_json  # noqa: E402
 
-APPENDS = 400          # per writer per repetition
+APPENDS = 400  # per writer per repetition
 READ_EVENTS = 2_000
 REPEATS = 5
 PAYLOAD = {"seat": 2, "tile": "5m", "riichi": False, "note": "x" * 40}
-RAW_DDL = ("CREATE TABLE IF NOT EXISTS raw_events (position INTEGER PRIMARY KEY, stream TEXT, "
-           "version INTEGER, type TEXT, payload TEXT, UNIQUE (stream, version))")
+RAW_DDL = (
+    "CREATE TABLE IF NOT EXISTS raw_events (position INTEGER PRIMARY KEY, stream TEXT, "
+    "version INTEGER, type TEXT, payload TEXT, UNIQUE (stream, version))"
+)
 
 
 # -- one writer's work (runs in this process or in a child) ----------------------------
@@ -50,8 +53,10 @@ def raw_writer(path: str, stream: str, count: int) -> tuple[float, float]:
     start = time.monotonic()
     for version in range(1, count + 1):
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO raw_events (stream, version, type, payload) VALUES (?, ?, ?, ?)",
-                     (stream, version, "tile_discarded", payload))
+        conn.execute(
+            "INSERT INTO raw_events (stream, version, type, payload) VALUES (?, ?, ?, ?)",
+            (stream, version, "tile_discarded", payload),
+        )
         conn.execute("COMMIT")
     return start, time.monotonic()
 
@@ -75,8 +80,9 @@ def appends_per_second(writer, path: str, writers: int) -> float:
         return APPENDS / (end - start)
     ctx = mp.get_context("fork")
     start_evt, out = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=child, args=(writer, path, f"bench-{w}", APPENDS, start_evt, out))
-             for w in range(writers)]
+    procs = [
+        ctx.Process(target=child, args=(writer, path, f"bench-{w}", APPENDS, start_evt, out)) for w in range(writers)
+    ]
     for proc in procs:
         proc.start()
     start_evt.set()
@@ -92,8 +98,10 @@ def read_seconds(store_path: str, raw_path: str) -> tuple[float, float]:
         store.append("read", first, [NewEvent("tile_discarded", PAYLOAD) for _ in range(100)])
     conn = raw_connect(raw_path)
     conn.execute("BEGIN")
-    conn.executemany("INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', ?, 't', ?)",
-                     [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)])
+    conn.executemany(
+        "INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', ?, 't', ?)",
+        [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)],
+    )
     conn.execute("COMMIT")
     started = time.perf_counter()
     assert len(store.read("read")) == READ_EVENTS
@@ -123,20 +131,27 @@ def run() -> dict[str, list[float]]:
 
 def print_table(figures: dict[str, list[float]]) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
-    print(f"median of {REPEATS} runs; {APPENDS} single-event appends per writer; "
-          f"EventStore DURABLE (its default), raw synchronous=FULL: both on disk when the call returns; WAL; sqlite {sqlite3.sqlite_version}")
+    print(
+        f"median of {REPEATS} runs; {APPENDS} single-event appends per writer; "
+        f"EventStore DURABLE (its default), raw synchronous=FULL: both on disk when the call returns; WAL; sqlite {sqlite3.sqlite_version}"
+    )
     print("raw sqlite3 = BEGIN IMMEDIATE/INSERT/COMMIT per append; SELECT + json.loads for the read")
     print(f"{'measure':<34}{'EventStore':>12}{'raw sqlite3':>13}{'ratio':>8}")
-    rows = [("appends/s, 1 writer", "s1", "r1", "{:.0f}"), ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
-            (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}")]
+    rows = [
+        ("appends/s, 1 writer", "s1", "r1", "{:.0f}"),
+        ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
+        (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}"),
+    ]
     for label, store_key, raw_key, fmt in rows:
         ratio = med[store_key] / med[raw_key]
         print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")
 
 
 # -- PostgreSQL: PostgresEventStore vs raw psycopg on the same server --------------------------
-PG_RAW_DDL = ("CREATE TABLE IF NOT EXISTS raw_events (position BIGSERIAL UNIQUE, stream TEXT, version INTEGER, "
-              "type TEXT, payload TEXT, PRIMARY KEY (stream, version))")
+PG_RAW_DDL = (
+    "CREATE TABLE IF NOT EXISTS raw_events (position BIGSERIAL UNIQUE, stream TEXT, version INTEGER, "
+    "type TEXT, payload TEXT, PRIMARY KEY (stream, version))"
+)
 
 
 def pg_store_writer(url: str, stream: str, count: int) -> tuple[float, float]:
@@ -159,8 +174,10 @@ def pg_raw_writer(url: str, stream: str, count: int) -> tuple[float, float]:
     with psycopg.connect(url, autocommit=True) as conn:
         start = time.monotonic()
         for version in range(1, count + 1):  # one INSERT = one transaction, committed (durable) when it returns
-            conn.execute("INSERT INTO raw_events (stream, version, type, payload) VALUES (%s, %s, %s, %s)",
-                         (stream, version, "tile_discarded", payload))
+            conn.execute(
+                "INSERT INTO raw_events (stream, version, type, payload) VALUES (%s, %s, %s, %s)",
+                (stream, version, "tile_discarded", payload),
+            )
         return start, time.monotonic()
 
 
@@ -190,8 +207,10 @@ def pg_read_ms(url: str) -> tuple[float, float]:
         store.append("read", first, [NewEvent("tile_discarded", PAYLOAD) for _ in range(100)])
     with psycopg.connect(url, autocommit=True) as conn:
         with conn.cursor() as cur:
-            cur.executemany("INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', %s, 't', %s)",
-                            [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)])
+            cur.executemany(
+                "INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', %s, 't', %s)",
+                [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)],
+            )
         started = time.perf_counter()
         assert len(store.read("read")) == READ_EVENTS
         store_s = time.perf_counter() - started
@@ -221,11 +240,18 @@ def run_pg(base: str) -> dict[str, list[float]]:
 def print_pg_table(figures: dict[str, list[float]], server: str) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"\nPostgreSQL ({server}; fsync on, synchronous_commit on: both durable when the call returns)")
-    print("raw psycopg = one autocommit INSERT per append (one round trip, one commit); SELECT + json.loads for the read")
-    print("PostgresEventStore = tf_append (head moved from the expected version; head cached, else read first); NOTIFY batched after")
+    print(
+        "raw psycopg = one autocommit INSERT per append (one round trip, one commit); SELECT + json.loads for the read"
+    )
+    print(
+        "PostgresEventStore = tf_append (head moved from the expected version; head cached, else read first); NOTIFY batched after"
+    )
     print(f"{'measure':<34}{'PgStore':>12}{'raw psycopg':>13}{'ratio':>8}")
-    rows = [("appends/s, 1 writer", "s1", "r1", "{:.0f}"), ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
-            (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}")]
+    rows = [
+        ("appends/s, 1 writer", "s1", "r1", "{:.0f}"),
+        ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
+        (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}"),
+    ]
     for label, store_key, raw_key, fmt in rows:
         ratio = med[store_key] / med[raw_key]
         print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")

@@ -16,6 +16,7 @@ minus before, divided by their number) and the time for a move to reach 2,000 wa
 streams and 1,000 long-polls on one match): from the event's recorded_at (the append) to each
 waiter's read of it, p50 and p99 over several moves.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,8 +67,13 @@ def start_server(db: str, port: int) -> subprocess.Popen:
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
     env = dict(os.environ, TILEFOLD_DB=db, TILEFOLD_MAX_WAITERS_PER_ADDRESS="100000")
     with open(LOG, "w") as log:  # the server's own log: worker restarts show there
-        proc = subprocess.Popen(launcher + ["serve", "--bind", f"127.0.0.1:{port}"], env=env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            launcher + ["serve", "--bind", f"127.0.0.1:{port}"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -117,11 +123,14 @@ class Waiters:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
     async def _session(self):
-        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, force_close=False),
-                                     timeout=aiohttp.ClientTimeout(total=None, sock_connect=60))
+        return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, force_close=False),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=60),
+        )
 
     def open(self, targets: list[tuple[str, str]], streams: int, polls: int) -> None:
         """`streams` SSE streams and `polls` long-polls spread over targets (match id, seat token)."""
+
         async def start():
             for i in range(streams):
                 self.tasks.append(asyncio.ensure_future(self._stream(*targets[i % len(targets)], i % 2 == 0)))
@@ -129,6 +138,7 @@ class Waiters:
                 self.tasks.append(asyncio.ensure_future(self._poll(*targets[i % len(targets)])))
                 if i % 200 == 199:
                     await asyncio.sleep(0.05)
+
         self.call(start())
         deadline = time.monotonic() + 120
         while self.open_streams < streams and time.monotonic() < deadline:
@@ -140,6 +150,7 @@ class Waiters:
                 task.cancel()
             await asyncio.gather(*self.tasks, return_exceptions=True)
             self.tasks = []
+
         self.call(stop())
         self.open_streams = 0
 
@@ -210,7 +221,7 @@ def play(base: str, server, seconds: float) -> tuple[float, float, int]:
 
 def fan_out(base: str, waiters: Waiters, moves: int = 5) -> list[float]:
     """Seconds from each move's append (recorded_at) to each of the 2,000 waiters' reads of it."""
-    (match_id, token, view), = seat_matches(base, 1)
+    ((match_id, token, view),) = seat_matches(base, 1)
     waiters.open([(match_id, token)], 1000, 1000)
     time.sleep(3)  # the long-polls reach their wait
     player, delays = H.Player(base, random.Random(2)), []
@@ -219,8 +230,9 @@ def fan_out(base: str, waiters: Waiters, moves: int = 5) -> list[float]:
             break
         headers = dict(H.auth(token), **{"If-Match": f'"v{view["version"]}"'})
         player.client = H.Client(base)  # the last one idled past the server's keep-alive
-        status, body = player.client.call("POST", f"/api/matches/{match_id}/actions",
-                                          random.choice(view["legal_actions"]), headers)
+        status, body = player.client.call(
+            "POST", f"/api/matches/{match_id}/actions", random.choice(view["legal_actions"]), headers
+        )
         if status != 200:
             player.client = H.Client(base)
             view = player.view(match_id, token)
@@ -270,22 +282,29 @@ def run(base: str, server, args) -> None:
         rss = group_rss(server.pid) - before
         took = time.monotonic() - opened
         crowded = play(base, server, args.seconds)
-        print(f"round {round_ + 1}: without waiters {alone[0]:.1f} actions/s p99 {alone[1] * 1e3:.1f} ms; "
-              f"with {waiters.open_streams} streams + {args.polls} long-polls {crowded[0]:.1f} actions/s "
-              f"p99 {crowded[1] * 1e3:.1f} ms; opened in {took:.1f} s, {rss / (args.streams + args.polls) / 1024:.1f}"
-              f" KiB per idle connection", flush=True)
+        print(
+            f"round {round_ + 1}: without waiters {alone[0]:.1f} actions/s p99 {alone[1] * 1e3:.1f} ms; "
+            f"with {waiters.open_streams} streams + {args.polls} long-polls {crowded[0]:.1f} actions/s "
+            f"p99 {crowded[1] * 1e3:.1f} ms; opened in {took:.1f} s, {rss / (args.streams + args.polls) / 1024:.1f}"
+            f" KiB per idle connection",
+            flush=True,
+        )
         rows.append((alone, crowded, rss))
         waiters.close()
     throughput = statistics.median(c[0] / a[0] for a, c, _ in rows)
     p99 = statistics.median(c[1] / a[1] for a, c, _ in rows)
     memory = statistics.median(r for _, _, r in rows) / (args.streams + args.polls)
-    print(f"\nactions/s with/without waiters: {throughput:.2f}x (target >= 0.8); "
-          f"p99 action latency with/without: {p99:.2f}x (target <= 2)")
+    print(
+        f"\nactions/s with/without waiters: {throughput:.2f}x (target >= 0.8); "
+        f"p99 action latency with/without: {p99:.2f}x (target <= 2)"
+    )
     print(f"server memory per idle connection: {memory / 1024:.1f} KiB (workers' RSS)")
     delays = fan_out(base, waiters)
     if delays:
-        print(f"move -> 2,000 waiters: {len(delays)} reads, p50 {H.percentile(delays, 0.5) * 1e3:.0f} ms, "
-              f"p99 {H.percentile(delays, 0.99) * 1e3:.0f} ms (from the append's recorded_at)")
+        print(
+            f"move -> 2,000 waiters: {len(delays)} reads, p50 {H.percentile(delays, 0.5) * 1e3:.0f} ms, "
+            f"p99 {H.percentile(delays, 0.99) * 1e3:.0f} ms (from the append's recorded_at)"
+        )
     if waiters.errors:
         print(f"waiter errors: {len(waiters.errors)}, e.g. {sorted(set(waiters.errors))[:5]}")
     with open(LOG) as log:

@@ -10,7 +10,24 @@ from engine.versions import DECISION, RULES_VERSION, upcast
 from engine.views import public_pending, public_phase, redact, table_waiting, view
 
 __all__ = [
-    "DECISION", "RULES_VERSION", "CorruptEvent", "IllegalAction", "MatchState", "bot_action", "decide",
-    "default_action", "evolve", "fold", "initial_state", "legal_actions", "pending_seats", "public_pending",
-    "public_phase", "redact", "step", "table_waiting", "upcast", "view",
+    "DECISION",
+    "RULES_VERSION",
+    "CorruptEvent",
+    "IllegalAction",
+    "MatchState",
+    "bot_action",
+    "decide",
+    "default_action",
+    "evolve",
+    "fold",
+    "initial_state",
+    "legal_actions",
+    "pending_seats",
+    "public_pending",
+    "public_phase",
+    "redact",
+    "step",
+    "table_waiting",
+    "upcast",
+    "view",
 ]

@@ -56,10 +56,10 @@ def _frontier(key: tuple[int, ...], runs: bool) -> tuple[int, ...]:
         return tuple(out)
     best = [_NEG] * (_SLOTS * 2)
     c = key[i]
-    less = key[:i] + (c - 1,) + key[i + 1:]
+    less = key[:i] + (c - 1,) + key[i + 1 :]
     _merge_into(best, _frontier(less, runs), 0, 0, 0)  # the tile is left out
     for used in range(1, min(c, 3) + 1):  # a (partial) triplet
-        rest = key[:i] + (c - used,) + key[i + 1:]
+        rest = key[:i] + (c - used,) + key[i + 1 :]
         _merge_into(best, _frontier(rest, runs), 1, 0, used)
         if used <= 2:  # a (partial) pair
             _merge_into(best, _frontier(rest, runs), 0, 1, used)
@@ -139,8 +139,14 @@ def _variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]) -> Ite
             yield moved
 
 
-def missing(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
-            stand_in: Optional[tuple[int, int]] = None) -> int:
+def missing(
+    counts: Sequence[int],
+    wilds: int = 0,
+    *,
+    sets: int = 4,
+    seven_pairs: bool = False,
+    stand_in: Optional[tuple[int, int]] = None,
+) -> int:
     """Fewest tiles the hand (natural `counts` plus `wilds`) still lacks to be complete."""
     size = 3 * sets + 2
     best = 0
@@ -152,8 +158,14 @@ def missing(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs
     return max(size - wilds - best, 0)
 
 
-def shanten(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
-            stand_in: Optional[tuple[int, int]] = None) -> int:
+def shanten(
+    counts: Sequence[int],
+    wilds: int = 0,
+    *,
+    sets: int = 4,
+    seven_pairs: bool = False,
+    stand_in: Optional[tuple[int, int]] = None,
+) -> int:
     """Steps to ready: -1 complete, 0 ready (听), n: n tiles from ready (for 3n+1 or 3n+2 tiles)."""
     return missing(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in) - 1
 
@@ -173,6 +185,7 @@ class Rules:
     def of(variant: str, wild: Optional[int]) -> "Rules":
         """From the variant's registry entry: K-7 seven pairs in 扣点点; H-2 白板 stand-in in 含山."""
         from engine.variants import get
+
         rules = get(variant).rules
         return Rules(wild, rules.seven_pairs, rules.stand_in_for(wild))
 
@@ -281,15 +294,22 @@ class DiscardOption:
 ValueOf = Callable[[Sequence[int], int], int]  # (13 counts, wait kind) -> the win's value
 
 
-def judge_discard(counts: Sequence[int], tile: int, sets: int, rules: Rules, hidden: Sequence[int],
-                  value_of: Optional[ValueOf] = None) -> DiscardOption:
+def judge_discard(
+    counts: Sequence[int], tile: int, sets: int, rules: Rules, hidden: Sequence[int], value_of: Optional[ValueOf] = None
+) -> DiscardOption:
     rest = list(counts)
     rest[tile] -= 1
     return judge_hand(rest, sets, rules, hidden, value_of, tile=tile)
 
 
-def judge_hand(rest: Sequence[int], sets: int, rules: Rules, hidden: Sequence[int],
-               value_of: Optional[ValueOf] = None, tile: int = -1) -> DiscardOption:
+def judge_hand(
+    rest: Sequence[int],
+    sets: int,
+    rules: Rules,
+    hidden: Sequence[int],
+    value_of: Optional[ValueOf] = None,
+    tile: int = -1,
+) -> DiscardOption:
     """A 3n+1 hand judged as in `judge_discard` (`hidden`: unseen copies from the seat's view)."""
     sh = hand_shanten(rest, sets, rules)
     better = improving_tiles(rest, sets, rules)
@@ -304,8 +324,14 @@ def judge_hand(rest: Sequence[int], sets: int, rules: Rules, hidden: Sequence[in
     return DiscardOption(tile, sh, tuple(better), seen, tuple(found), expected)
 
 
-def discard_options(counts: Sequence[int], sets: int, rules: Rules, hidden: Sequence[int],
-                    value_of: Optional[ValueOf] = None, allowed: Optional[Sequence[int]] = None) -> list[DiscardOption]:
+def discard_options(
+    counts: Sequence[int],
+    sets: int,
+    rules: Rules,
+    hidden: Sequence[int],
+    value_of: Optional[ValueOf] = None,
+    allowed: Optional[Sequence[int]] = None,
+) -> list[DiscardOption]:
     """Allowed discards of a 3n+2 hand, best first (ties keep kind order). Only the discards with
     the lowest shanten are judged in full; the others carry their shanten alone."""
     kinds = sorted(set(allowed if allowed is not None else [k for k, n in enumerate(counts) if n]))
@@ -315,8 +341,12 @@ def discard_options(counts: Sequence[int], sets: int, rules: Rules, hidden: Sequ
         rest[t] -= 1
         after[t] = hand_shanten(rest, sets, rules)
     low = min(after.values(), default=0)
-    judged = [judge_discard(counts, t, sets, rules, hidden, value_of) if after[t] == low
-              else DiscardOption(t, after[t], (), 0) for t in kinds]
+    judged = [
+        judge_discard(counts, t, sets, rules, hidden, value_of)
+        if after[t] == low
+        else DiscardOption(t, after[t], (), 0)
+        for t in kinds
+    ]
     return sorted(judged, key=DiscardOption.key)
 
 

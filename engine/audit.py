@@ -62,7 +62,9 @@ def audit(rows: Iterable[dict[str, Any]], service_types: Iterable[str] = ()) -> 
             continue
         payload = row.get("payload")
         if kind_ not in ENGINE_EVENT_TYPES or not isinstance(payload, dict):
-            report.failure = AuditFailure(row.get("version"), str(kind_), "not an engine event nor a known service event")
+            report.failure = AuditFailure(
+                row.get("version"), str(kind_), "not an engine event nor a known service event"
+            )
             return report
         log.append((row.get("version"), {"type": kind_, **payload}))
     report.engine_events = len(log)
@@ -95,15 +97,18 @@ def _replay(log: Sequence[tuple[Optional[int], dict[str, Any]]], report: AuditRe
             produced = step_in_place(state, command)  # the audit owns `state`: no copy
         except IllegalAction as exc:
             rule = f" ({exc.rule})" if getattr(exc, "rule", None) else ""
-            report.failure = AuditFailure(version, event["type"], f"illegal when taken: {exc.code}: {exc.message}{rule}")
+            report.failure = AuditFailure(
+                version, event["type"], f"illegal when taken: {exc.code}: {exc.message}{rule}"
+            )
             return
         except (CorruptEvent, KeyError, TypeError, ValueError) as exc:
             report.failure = AuditFailure(version, event["type"], f"cannot be decided: {exc!r}")
             return
         for offset, expected in enumerate(produced):
             if i + offset >= len(log):
-                report.failure = AuditFailure(None, expected["type"],
-                                              f"the log ends where the engine produces {expected['type']}")
+                report.failure = AuditFailure(
+                    None, expected["type"], f"the log ends where the engine produces {expected['type']}"
+                )
                 return
             got_version, got = log[i + offset]
             if got != expected and _plain(got) != _plain(expected):
@@ -118,8 +123,10 @@ def _replay(log: Sequence[tuple[Optional[int], dict[str, Any]]], report: AuditRe
 
 
 def _unsupported(rules_version: Any) -> str:
-    return (f"cannot re-decide this log: it was played under rules version {rules_version!r}, and this "
-            f"engine decides rules versions {versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION} only")
+    return (
+        f"cannot re-decide this log: it was played under rules version {rules_version!r}, and this "
+        f"engine decides rules versions {versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION} only"
+    )
 
 
 class _NotACommand(ValueError):
@@ -131,8 +138,13 @@ def command_for(state: MatchState, event: dict[str, Any], following: Optional[di
     kind_ = event["type"]
     extra = {"reason": event["reason"]} if event.get("reason") else {}
     if kind_ == "match_started":  # re-decided under the rules version the match was played under
-        return {"action": "start_match", "variant": event.get("variant"), "options": event.get("options"),
-                "first_dealer": event.get("first_dealer"), "rules_version": version_of(event)}
+        return {
+            "action": "start_match",
+            "variant": event.get("variant"),
+            "options": event.get("options"),
+            "first_dealer": event.get("first_dealer"),
+            "rules_version": version_of(event),
+        }
     if kind_ == "hand_started":
         if event.get("seed") is not None:
             return {"action": "start_hand", "seed": event["seed"]}
@@ -152,11 +164,18 @@ def command_for(state: MatchState, event: dict[str, Any], following: Optional[di
         return {"seat": seat, "action": "hu", **extra}
     if kind_ == "kong_declared":
         return {"seat": seat, "action": "kong", "tile": event.get("tile"), **extra}
-    if (kind_ == "konged" and event.get("kind") in ("concealed", "added") and state.phase == TURN
-            and state.hand is not None and state.hand.turn == seat):
+    if (
+        kind_ == "konged"
+        and event.get("kind") in ("concealed", "added")
+        and state.phase == TURN
+        and state.hand is not None
+        and state.hand.turn == seat
+    ):
         return {"seat": seat, "action": "kong", "tile": event.get("tile"), **extra}
-    raise _NotACommand("no command produces this event here (an automatic event out of place, "
-                       "or the event that should precede it is missing)")
+    raise _NotACommand(
+        "no command produces this event here (an automatic event out of place, "
+        "or the event that should precede it is missing)"
+    )
 
 
 def _preset_of(event: dict[str, Any]) -> dict[str, Any]:
@@ -195,7 +214,7 @@ def _played_wall(event: dict[str, Any], derived: list[int]) -> Optional[list[int
     wall: list[int] = []
     for i in range(4):
         seat = (dealer + i) % 4
-        block = derived[13 * i: 13 * i + 13]
+        block = derived[13 * i : 13 * i + 13]
         if sorted(parse(event["hands"][seat])) != sorted(block):
             return None
         wall.extend(block)

@@ -17,6 +17,7 @@ def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict[str, A
     """Choose among the seat's legal actions using only what that seat can see."""
     if level == "normal":
         from engine.bot_normal import normal_action
+
         return normal_action(state, seat)
     return easy_action(state, seat)
 
@@ -48,6 +49,7 @@ def default_action(state: MatchState, seat: int) -> dict[str, Any]:
     discards = [a for a in acts if a["action"] == "discard"]
     if hand.drawn is not None:
         from engine.tiles import name
+
         drawn = {"action": "discard", "tile": name(hand.drawn)}
         if drawn in discards:
             return drawn
@@ -98,8 +100,9 @@ def _near(tile: int) -> tuple[tuple[int, float], ...]:
     rank = rank_of(tile)
     if rank is None:  # an honour
         return ()
-    return tuple((tile + delta, weight) for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5))
-                 if 1 <= rank + delta <= 9)
+    return tuple(
+        (tile + delta, weight) for delta, weight in ((-2, 0.5), (-1, 1.0), (1, 1.0), (2, 0.5)) if 1 <= rank + delta <= 9
+    )
 
 
 _NEAR = tuple(_near(k) for k in range(34))

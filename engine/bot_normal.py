@@ -51,9 +51,19 @@ class Knowledge:
         threats = tuple(s for s in range(4) if s != seat and hand.seats[s].ready)
         safe = frozenset(k for s in threats for k in _after_declaring(hand.seats[s].discards))
         variant = state.variant or ""
-        return Knowledge(variant, state.options, seat, hand.dealer, tuple(me.counts),
-                         tuple(me.melds), tuple(A.unseen(me.counts, visible)), A.Rules.of(variant, hand.wild),
-                         me.ready, threats, safe)
+        return Knowledge(
+            variant,
+            state.options,
+            seat,
+            hand.dealer,
+            tuple(me.counts),
+            tuple(me.melds),
+            tuple(A.unseen(me.counts, visible)),
+            A.Rules.of(variant, hand.wild),
+            me.ready,
+            threats,
+            safe,
+        )
 
     @property
     def sets(self) -> int:
@@ -122,9 +132,19 @@ def _value_of(know: Knowledge, live_only: bool = True) -> Callable[[Sequence[int
             return 0
         if options_key is None:
             return _win_gain(know, tuple(rest), t)
-        key = (know.variant, options_key, know.seat, know.dealer, know.ready, know.rules.wild,
-               tuple((m["type"], m["tile"], m.get("kong")) for m in know.melds), tuple(rest), t)
+        key = (
+            know.variant,
+            options_key,
+            know.seat,
+            know.dealer,
+            know.ready,
+            know.rules.wild,
+            tuple((m["type"], m["tile"], m.get("kong")) for m in know.melds),
+            tuple(rest),
+            t,
+        )
         return _cached_gain(key, know, tuple(rest), t)
+
     return value
 
 
@@ -143,9 +163,15 @@ def _cached_gain(key: tuple[Any, ...], know: Knowledge, rest: tuple[int, ...], t
 def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
     concealed = tuple(k for k, n in enumerate(rest) for _ in range(n)) + (t,)
     ctx = WinContext(
-        variant=know.variant, options=know.options, seat=know.seat, dealer=know.dealer,
-        concealed=concealed, melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in know.melds),
-        win_tile=t, win_by="self_draw", ready=True if know.variant == "koudiandian" else know.ready,
+        variant=know.variant,
+        options=know.options,
+        seat=know.seat,
+        dealer=know.dealer,
+        concealed=concealed,
+        melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in know.melds),
+        win_tile=t,
+        win_by="self_draw",
+        ready=True if know.variant == "koudiandian" else know.ready,
         wild=know.rules.wild,
     )
     try:

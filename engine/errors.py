@@ -33,6 +33,7 @@ _SCORING_REASONS = {
 def explain(state: MatchState, seat: int, wanted: dict[str, Any]) -> IllegalAction:
     """Why `wanted` is not among the seat's legal actions, naming the rule where one applies."""
     from engine.actions import ACTIONS, legal_actions
+
     phase = state.phase
     if phase in (LOBBY, HAND_OVER, MATCH_OVER) or state.hand is None:
         return IllegalAction("no_hand_in_play", f"no hand is in play (phase {phase})")
@@ -58,14 +59,17 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict[str, Any]) -> Illegal
     me = state.in_hand.seats[seat]
     action, tile = wanted["action"], wanted.get("tile")
     if action == "discard" and me.ready:
-        return IllegalAction("hand_locked", "after 报听 only the drawn tile is discarded",
-                             get(state.variant).rule_ids["locked"])  # K-3 / H-4
+        return IllegalAction(
+            "hand_locked", "after 报听 only the drawn tile is discarded", get(state.variant).rule_ids["locked"]
+        )  # K-3 / H-4
     if action == "discard" and (tile is None or me.counts[kind(tile)] == 0):
         return IllegalAction("tile_not_held", f"seat {seat} does not hold {tile}")
     if action == "ting":
-        return IllegalAction("not_ready_after_discard",
-                             "报听 needs a discard after which the hand waits on a tile worth 6 or more",
-                             get(state.variant).rule_ids["ting"])
+        return IllegalAction(
+            "not_ready_after_discard",
+            "报听 needs a discard after which the hand waits on a tile worth 6 or more",
+            get(state.variant).rule_ids["ting"],
+        )
     return IllegalAction("illegal_tile", f"{action} with tile {tile!r} is not allowed now")
 
 
@@ -81,20 +85,29 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
     if action == "pass" and phase == TURN:
         return IllegalAction("must_discard", "on your own turn you discard (or win, kong, declare)")
     if action == "ting" and get(state.variant).ting_at_deal_only:
-        return IllegalAction("ting_only_at_deal", "报听 only at the start of the hand", get(state.variant).rule_ids["ting"])
+        return IllegalAction(
+            "ting_only_at_deal", "报听 only at the start of the hand", get(state.variant).rule_ids["ting"]
+        )
     if action == "ting" and me.ready:
         return IllegalAction("already_ready", "报听 has already been declared", "K-2")
     if action == "ting":
-        return IllegalAction("not_ready_after_discard",
-                             "报听 needs a discard after which the hand waits on a tile worth 6 or more", "K-2")
+        return IllegalAction(
+            "not_ready_after_discard",
+            "报听 needs a discard after which the hand waits on a tile worth 6 or more",
+            "K-2",
+        )
     if action == "pass" and state.options.get("must_win") and phase in (CLAIM, ROB):
         return IllegalAction("must_win", "with 有胡必胡 every possible win is taken", "K-5")
-    return IllegalAction("not_allowed_now", f"{action} is not allowed now; allowed: {', '.join(allowed)}",
-                         "G-6" if phase in (CLAIM, ROB, TING) else None)
+    return IllegalAction(
+        "not_allowed_now",
+        f"{action} is not allowed now; allowed: {', '.join(allowed)}",
+        "G-6" if phase in (CLAIM, ROB, TING) else None,
+    )
 
 
 def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
     from engine.actions import self_draw_kind, variant_of
+
     hand = state.in_hand
     me = hand.seats[seat]
     window = hand.open_window

@@ -68,9 +68,18 @@ def _match_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None
 
 def _hand_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
+
     wall = [kind(t) for t in e["wall"]]
-    hand = HandState(number=e["hand"], dealer=e["dealer"], wild=kind(e["wild"]) if e["wild"] else None,
-                     commitment=e["commitment"], seed=e["seed"], wall=wall, head=0, tail=len(wall))
+    hand = HandState(
+        number=e["hand"],
+        dealer=e["dealer"],
+        wild=kind(e["wild"]) if e["wild"] else None,
+        commitment=e["commitment"],
+        seed=e["seed"],
+        wall=wall,
+        head=0,
+        tail=len(wall),
+    )
     for seat, text in enumerate(e["hands"]):
         for k in parse(text):
             hand.seats[seat].counts[k] += 1
@@ -105,10 +114,13 @@ def _drew(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
 
 def _waits_of(state: MatchState, seat: int) -> Callable[[], list[str]]:
     """The waits of a declared hand (K-3 `kong_keeps_waits`), as a decision to record."""
+
     def compute() -> list[str]:
         from engine.actions import variant_of
+
         me = state.in_hand.seats[seat]
         return [name(k) for k in variant_of(state).waits(state.in_hand, me.counts, 4 - len(me.melds))]
+
     return compute
 
 
@@ -144,6 +156,7 @@ def _claims(state: MatchState, discarder: int, tile: int, face_down: bool) -> di
     """G-6: only players with a legal claim are asked (K-2: nobody claims a face-down tile).
     Seats are string keys: the decision is JSON as stored."""
     from engine.actions import variant_of
+
     if face_down:
         return {}
     rules = variant_of(state)
@@ -179,12 +192,17 @@ def _responded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
 
 def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
+
     hand = state.in_hand
     window = hand.open_window
     window.responses[seat] = response
     tile = window.tile
     could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
-    if could_win and tile is not None and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding):
+    if (
+        could_win
+        and tile is not None
+        and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding)
+    ):
         hand.seats[seat].passed_hu.add(tile)  # K-5 过胡 (含山 has none, H-1)
     if window.kind == TING and len(window.responses) == len(window.allowed):
         hand.window = None  # H-4: everyone asked has answered; the dealer acts
@@ -193,6 +211,7 @@ def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deci
 
 def _punged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.actions import variant_of
+
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
@@ -220,8 +239,15 @@ def _konged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     if how == "exposed":
         _mark_claimed(hand, e["from"])
     feeder = e["from"]
-    hand.kongs.append({"seat": seat, "tile": tile, "kind": how, "fed_by": feeder,
-                       "feeder_ready": feeder is not None and hand.seats[feeder].ready})
+    hand.kongs.append(
+        {
+            "seat": seat,
+            "tile": tile,
+            "kind": how,
+            "fed_by": feeder,
+            "feeder_ready": feeder is not None and hand.seats[feeder].ready,
+        }
+    )
     hand.kong_count += 1
     hand.window, hand.pending_kong = None, None
     hand.turn, hand.drawn, hand.need_draw, hand.draw_source = seat, None, True, "kong_pending"
@@ -230,6 +256,7 @@ def _konged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
 
 def _kong_declared(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     from engine.table import _robbers
+
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     hand.pending_kong = (seat, tile)
@@ -247,8 +274,7 @@ def _won(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     elif e["by"] == "rob_kong":  # G-7: the robbed tile leaves the konger's hand
         hand.seats[e["from"]].counts[kind(e["tile"])] -= 1
         hand.seats[seat].counts[kind(e["tile"])] += 1
-    hand.win = {"seat": seat, "tile": kind(e["tile"]) if e["tile"] else hand.drawn, "by": e["by"],
-                "from": e["from"]}
+    hand.win = {"seat": seat, "tile": kind(e["tile"]) if e["tile"] else hand.drawn, "by": e["by"], "from": e["from"]}
     hand.window = None
     state.phase = SETTLE
 
@@ -275,8 +301,16 @@ def _mark_claimed(hand: HandState, discarder: int | None) -> None:
 
 
 _HANDLERS: dict[str | None, Handler] = {
-    "match_started": _match_started, "hand_started": _hand_started, "drew": _drew,
-    "ting_declared": _ting_declared, "discarded": _discarded, "responded": _responded,
-    "punged": _punged, "konged": _konged, "kong_declared": _kong_declared, "won": _won,
-    "hand_ended": _hand_ended, "match_ended": _match_ended,
+    "match_started": _match_started,
+    "hand_started": _hand_started,
+    "drew": _drew,
+    "ting_declared": _ting_declared,
+    "discarded": _discarded,
+    "responded": _responded,
+    "punged": _punged,
+    "konged": _konged,
+    "kong_declared": _kong_declared,
+    "won": _won,
+    "hand_ended": _hand_ended,
+    "match_ended": _match_ended,
 }

@@ -25,9 +25,12 @@ def explain_win(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     else:
         decomposition, position = _hs_reading(ctx, score)
         payment = _hs_payment(ctx, score)
-    return {"blocks": _blocks(decomposition, position, ctx), "seven_pairs": bool(decomposition and decomposition.seven_pairs),
-            "melds": [{"type": m.type, "tile": name(m.tile), "kong": m.kong} for m in ctx.melds],
-            "payment": payment}
+    return {
+        "blocks": _blocks(decomposition, position, ctx),
+        "seven_pairs": bool(decomposition and decomposition.seven_pairs),
+        "melds": [{"type": m.type, "tile": name(m.tile), "kong": m.kong} for m in ctx.melds],
+        "payment": payment,
+    }
 
 
 # ---------------------------------------------------------------- the reading
@@ -92,7 +95,9 @@ def _first_place(d: Optional[Decomposition], tile: int, wild: Optional[int]) -> 
     for b_index, block in enumerate(d.blocks):
         for pos, k in enumerate(block.kinds):
             is_wild = pos in block.wild_positions
-            if (tile == wild and is_wild) or (tile != wild and not is_wild and (k == tile or (tile == WHITE and k == wild))):
+            if (tile == wild and is_wild) or (
+                tile != wild and not is_wild and (k == tile or (tile == WHITE and k == wild))
+            ):
                 return b_index, pos
     return None
 
@@ -141,17 +146,30 @@ def _kdd_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
         if seat == ctx.seat:
             continue
         extra = bonus if ctx.dealer in (seat, ctx.seat) else 0
-        shares.append({"seat": seat, "value": score["value"], "dealer_bonus": extra,
-                       "amount": (score["value"] + extra) * base,
-                       "paid_by": ctx.discarder if pays_all else seat})
+        shares.append(
+            {
+                "seat": seat,
+                "value": score["value"],
+                "dealer_bonus": extra,
+                "amount": (score["value"] + extra) * base,
+                "paid_by": ctx.discarder if pays_all else seat,
+            }
+        )
     return {
-        "kind": "koudiandian", "points": score["points"],
+        "kind": "koudiandian",
+        "points": score["points"],
         "points_tile": name(value_tile) if value_tile is not None else None,
         "wild_drawn": wild is not None and ctx.win_tile == wild,
-        "multiplier": score["multiplier"], "self_drawn": ctx.self_drawn, "value": score["value"],
-        "wilds_mode": wild is not None, "patterns": score.get("patterns", []),
-        "base": base, "pays_all": pays_all, "discarder": ctx.discarder,
-        "discarder_ready": ctx.discarder_ready, "shares": shares,
+        "multiplier": score["multiplier"],
+        "self_drawn": ctx.self_drawn,
+        "value": score["value"],
+        "wilds_mode": wild is not None,
+        "patterns": score.get("patterns", []),
+        "base": base,
+        "pays_all": pays_all,
+        "discarder": ctx.discarder,
+        "discarder_ready": ctx.discarder_ready,
+        "shares": shares,
     }
 
 
@@ -162,12 +180,26 @@ def _hs_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     extra = hs.extras(ctx, yadang)
     pays_all = bool(ctx.options.get("discarder_pays_all")) and ctx.win_by in hs.DISCARD_WINS
     row = hs.EXTRA_TABLE[(ctx.seat == ctx.dealer, ctx.self_drawn)]
-    shares = [{"seat": p, "dealer": p == ctx.dealer, "extra": e, "amount": (score["pattern_score"] + e) * base,
-               "paid_by": ctx.discarder if pays_all else p} for p, e in sorted(extra.items())]
+    shares = [
+        {
+            "seat": p,
+            "dealer": p == ctx.dealer,
+            "extra": e,
+            "amount": (score["pattern_score"] + e) * base,
+            "paid_by": ctx.discarder if pays_all else p,
+        }
+        for p, e in sorted(extra.items())
+    ]
     return {
-        "kind": "hanshan", "pattern_score": score["pattern_score"], "yadang": yadang, "base": base,
-        "winner_dealer": ctx.seat == ctx.dealer, "self_drawn": ctx.self_drawn, "pays_all": pays_all,
-        "discarder": ctx.discarder, "shares": shares,
+        "kind": "hanshan",
+        "pattern_score": score["pattern_score"],
+        "yadang": yadang,
+        "base": base,
+        "winner_dealer": ctx.seat == ctx.dealer,
+        "self_drawn": ctx.self_drawn,
+        "pays_all": pays_all,
+        "discarder": ctx.discarder,
+        "shares": shares,
         "table": {"pinghu": list(row[0]), "yadang": list(row[1])},  # (non-dealer payer, dealer payer)
     }
 

@@ -83,7 +83,7 @@ def _min_wilds(counts: tuple[int, ...], runs: bool, pair: bool) -> int:
         if needs_pair and not pair:
             continue
         used = min(c, size)
-        rest = counts[:i] + (c - used,) + counts[i + 1:]
+        rest = counts[:i] + (c - used,) + counts[i + 1 :]
         sub = _min_wilds(rest, runs, pair and not needs_pair)
         best = min(best, sub + size - used)
     if runs:
@@ -191,7 +191,9 @@ def _check_size(counts: Sequence[int], wilds: int, sets: int, extra: int) -> boo
     return len(counts) == NUM_KINDS and sum(counts) + wilds == 3 * sets + extra
 
 
-def is_complete(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> bool:
+def is_complete(
+    counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None
+) -> bool:
     """True when the concealed part (naturals + wilds) forms `sets` sets and a pair (G-4), or seven pairs."""
     if stand_in is not None and not counts[stand_in[0]]:
         stand_in = None  # no 白板 held: nothing can stand in
@@ -232,7 +234,7 @@ def _removal_tables(key: tuple[int, ...], honours: bool) -> tuple[Optional[tuple
         if not n:
             out.append(None)
             continue
-        after = key[:i] + (n - 1,) + key[i + 1:]
+        after = key[:i] + (n - 1,) + key[i + 1 :]
         out.append(_honours_table(after) if honours else (_suit_table(after) if any(after) else (0, 2)))
     return tuple(out)
 
@@ -251,15 +253,20 @@ def is_sets_only(counts: Sequence[int], wilds: int = 0, *, sets: int, stand_in: 
     return any(sum(t[0] for t in _group_tables(v)) <= wilds for v in variants)
 
 
-def ready_discards(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[int]:
+def ready_discards(
+    counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None
+) -> list[int]:
     """Kinds whose discard leaves a ready hand: is_complete(counts - d, wilds + 1) for each held d.
 
     One discard changes one group only, so each candidate re-reads a single memoised group table.
     """
     held = [k for k, n in enumerate(counts) if n]
     if stand_in is not None or not _check_size(counts, wilds, sets, 2):
-        return [d for d in held if is_complete(_minus_one(counts, d), wilds + 1, sets=sets,
-                                               seven_pairs=seven_pairs, stand_in=stand_in)]
+        return [
+            d
+            for d in held
+            if is_complete(_minus_one(counts, d), wilds + 1, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in)
+        ]
     tables = _group_tables(counts)
     odd = counts.count(1) + counts.count(3) if isinstance(counts, (list, tuple)) else sum(c & 1 for c in counts)
     pairs_possible = seven_pairs and sets == 4 and odd - 1 <= wilds + 1
@@ -318,8 +325,9 @@ def _all_wild_blocks(wilds: int, sets_left: int, pairs_left: int) -> set[tuple[B
     return out
 
 
-def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int, pairs_left: int
-                      ) -> Iterator[tuple[Block, tuple[int, ...], int]]:
+def _same_kind_options(
+    counts: tuple[int, ...], i: int, wilds: int, sets_left: int, pairs_left: int
+) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Triplets and pairs holding natural i, with 0.. wilds in the last positions."""
     c = counts[i]
     for shape, size, left in ((TRIPLET, 3, sets_left), (PAIR, 2, pairs_left)):
@@ -329,11 +337,13 @@ def _same_kind_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: i
             need = size - used
             if need > wilds:
                 continue
-            rest = counts[:i] + (c - used,) + counts[i + 1:]
+            rest = counts[:i] + (c - used,) + counts[i + 1 :]
             yield _block(shape, i, tuple(range(used, size))), rest, need
 
 
-def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
+def _seq_options(
+    counts: tuple[int, ...], i: int, wilds: int, sets_left: int
+) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Sequences holding natural i as their lowest natural tile; other places natural or wild."""
     if not sets_left or i >= HONOUR_START:
         return
@@ -345,7 +355,9 @@ def _seq_options(counts: tuple[int, ...], i: int, wilds: int, sets_left: int) ->
         yield from _seq_fillings(counts, start, pos_i, wilds)
 
 
-def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
+def _seq_fillings(
+    counts: tuple[int, ...], start: int, pos_i: int, wilds: int
+) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """Every natural/wild filling of seq `start` in which position pos_i is natural."""
     base_wild = tuple(range(pos_i))  # places below i: no naturals left there
     later = [p for p in (1, 2) if p > pos_i]
@@ -366,8 +378,9 @@ def _seq_fillings(counts: tuple[int, ...], start: int, pos_i: int, wilds: int) -
             yield _block(SEQ, start, tuple(sorted(wild_pos))), tuple(rest), len(wild_pos)
 
 
-def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int,
-               memo: dict[Any, set[tuple[Block, ...]]]) -> set[tuple[Block, ...]]:
+def _enumerate(
+    counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int, memo: dict[Any, set[tuple[Block, ...]]]
+) -> set[tuple[Block, ...]]:
     """All block multisets (sorted tuples) using every natural and every wild exactly."""
     key = (counts, wilds, sets_left, pairs_left)
     if key in memo:
@@ -388,7 +401,9 @@ def _enumerate(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: 
     return result
 
 
-def lowest_blocks(counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int) -> Iterator[tuple[Block, tuple[int, ...], int]]:
+def lowest_blocks(
+    counts: tuple[int, ...], wilds: int, sets_left: int, pairs_left: int
+) -> Iterator[tuple[Block, tuple[int, ...], int]]:
     """(block, counts left, wilds used) for each block holding the lowest natural tile (G-9).
 
     With no natural tile left, each block made of wilds alone. Taking such blocks one after another
@@ -412,8 +427,9 @@ def _as_decomposition(blocks: tuple[Block, ...], seven: bool, stand_ins: int) ->
     return Decomposition(blocks, seven, stand_ins)
 
 
-def decompositions(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False,
-                   stand_in: StandIn = None) -> list[Decomposition]:
+def decompositions(
+    counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None
+) -> list[Decomposition]:
     """Every distinct decomposition (G-10 scores the best of them); [] when not complete."""
     if not is_complete(counts, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in):
         return []
@@ -451,7 +467,9 @@ def _wait_candidates(counts: Sequence[int], wilds: int, stand_in: StandIn) -> It
     return sorted(near)
 
 
-def waits(counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None) -> list[int]:
+def waits(
+    counts: Sequence[int], wilds: int = 0, *, sets: int = 4, seven_pairs: bool = False, stand_in: StandIn = None
+) -> list[int]:
     """Sorted kinds t such that one more natural t (counts[t] < 4) completes the hand (ting)."""
     if not _check_size(counts, wilds, sets, 1):
         return []

@@ -13,6 +13,7 @@ def __getattr__(name: str) -> Any:
     """`VARIANTS`: the registered variant names (read lazily: the registry imports this module)."""
     if name == "VARIANTS":
         from engine.variants import names
+
         return names()
     raise AttributeError(name)
 
@@ -46,6 +47,7 @@ DEFAULT_HANDS = 8
 def schema(variant: Optional[str]) -> dict[str, Any]:
     """name -> (default, validator) of every option of the variant (raises OptionError if unknown)."""
     from engine.variants import UnknownVariant, get
+
     try:
         entry = get(variant)
     except UnknownVariant as exc:
@@ -56,6 +58,7 @@ def schema(variant: Optional[str]) -> dict[str, Any]:
 def normalise(variant: Optional[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Validate options for a variant and fill in defaults; raise OptionError on anything wrong."""
     from engine.variants import get
+
     schema_ = schema(variant)
     if options is not None and not isinstance(options, Mapping):  # [1] or "x": not a dict(...) error
         raise OptionError(f"options must be an object, got {type(options).__name__}")
@@ -63,8 +66,7 @@ def normalise(variant: Optional[str], options: Mapping[str, Any] | None) -> dict
     unknown = sorted(set(options) - set(schema_))
     if unknown:
         raise OptionError(
-            f"unknown option(s) for {variant}: {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(sorted(schema_))}"
+            f"unknown option(s) for {variant}: {', '.join(map(repr, unknown))}; known: {', '.join(sorted(schema_))}"
         )
     out: dict[str, Any] = {}
     for key, (default, check) in schema_.items():

@@ -41,7 +41,9 @@ def _deciding(state: MatchState, seat: int) -> bool:
     return state.hand is not None and seat in pending_seats(state)
 
 
-def _judge(state: MatchState, seat: int, event: dict[str, Any], following: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+def _judge(
+    state: MatchState, seat: int, event: dict[str, Any], following: Optional[dict[str, Any]]
+) -> Optional[dict[str, Any]]:
     acts = legal_actions(state, seat)
     can = {a["action"] for a in acts}
     kind_ = event["type"]
@@ -77,16 +79,21 @@ def _discard_review(state: MatchState, seat: int, acts: list[dict[str, Any]], ma
     mine = A.judge_discard(counts, made, know.sets, know.rules, know.hidden, value_of)
     top = options[0] if options else mine
     return {
-        "kind": "discard", "made": name(made), "best": [name(t) for t in best],
+        "kind": "discard",
+        "made": name(made),
+        "best": [name(t) for t in best],
         "differs": bool(best) and made not in best and mine.key() != top.key(),
-        "made_judged": _option(mine), "best_judged": _option(top),
+        "made_judged": _option(mine),
+        "best_judged": _option(top),
         "shanten_before": A.hand_shanten(counts, know.sets, know.rules),
     }
 
 
 def _option(o: A.DiscardOption) -> dict[str, Any]:
     return {
-        "tile": name(o.tile), "shanten": o.shanten, "improving": [name(t) for t in o.improving],
+        "tile": name(o.tile),
+        "shanten": o.shanten,
+        "improving": [name(t) for t in o.improving],
         "improving_unseen": o.improving_unseen,
         "waits": [{"tile": name(t), "unseen": n, "value": v} for t, n, v in o.waits],
         "wait_value": o.wait_value,

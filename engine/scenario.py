@@ -53,8 +53,12 @@ def _start(spec: dict[str, Any]) -> tuple[MatchState, list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
     preset = {"hands": spec.get("hands"), "wall": spec.get("wall", ""), "wild": spec.get("wild")}
     commands = [
-        {"action": "start_match", "variant": spec.get("variant"), "options": spec.get("options") or {},
-         "first_dealer": dealer},
+        {
+            "action": "start_match",
+            "variant": spec.get("variant"),
+            "options": spec.get("options") or {},
+            "first_dealer": dealer,
+        },
         {"action": "start_hand", "preset": preset},
     ]
     for command in commands:
@@ -73,7 +77,7 @@ def _actions(spec: dict[str, Any]) -> list[dict[str, Any]]:
         raise ScenarioError("actions must be a list")
     for i, a in enumerate(actions):
         if not isinstance(a, dict) or not isinstance(a.get("action"), str):
-            raise ScenarioError(f"action {i} must be an object with an \"action\"")
+            raise ScenarioError(f'action {i} must be an object with an "action"')
         if isinstance(a.get("seat"), bool) or a.get("seat") not in (0, 1, 2, 3):
             raise ScenarioError(f"action {i}: seat must be 0..3")
     return actions
@@ -82,8 +86,7 @@ def _actions(spec: dict[str, Any]) -> list[dict[str, Any]]:
 def _pass_others(state: MatchState, events: list[dict[str, Any]], seat: int) -> MatchState:
     """Players asked in a window who are not named by the next action are taken to pass."""
     while state.phase in (CLAIM, ROB, TING):
-        others = [s for s in sorted(state.in_hand.open_window.allowed)
-                  if s != seat and legal_actions(state, s)]
+        others = [s for s in sorted(state.in_hand.open_window.allowed) if s != seat and legal_actions(state, s)]
         if not others:
             break
         new = decide(state, {"seat": others[0], "action": "pass"})
@@ -99,7 +102,9 @@ def _result(events: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
     settlement = ended["settlement"]
     score = settlement.get("score") or {}
     return {
-        "outcome": ended["outcome"], "winner": ended["winner"],
+        "outcome": ended["outcome"],
+        "winner": ended["winner"],
         "win_by": ended["win"]["by"] if ended["win"] else None,
-        "patterns": score.get("patterns", []), "deltas": settlement["deltas"],
+        "patterns": score.get("patterns", []),
+        "deltas": settlement["deltas"],
     }

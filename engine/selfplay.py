@@ -19,8 +19,12 @@ def seeds_from(label: str) -> Iterator[str]:
         n += 1
 
 
-def play_match(variant: str, options: dict[str, Any], seeds: Iterator[str],
-               chooser: Optional[Callable[[MatchState, int], dict[str, Any]]] = None) -> tuple[MatchState, list[dict[str, Any]]]:
+def play_match(
+    variant: str,
+    options: dict[str, Any],
+    seeds: Iterator[str],
+    chooser: Optional[Callable[[MatchState, int], dict[str, Any]]] = None,
+) -> tuple[MatchState, list[dict[str, Any]]]:
     """Play a whole match with `chooser` (default: the bot) at every seat; return the state and events."""
     choose = chooser or bot_action
     state = initial_state()

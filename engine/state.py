@@ -12,7 +12,13 @@ if TYPE_CHECKING:
     from engine.variants.base import Variant
 
 LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
-    "lobby", "ting", "turn", "claim", "rob", "hand_over", "match_over"
+    "lobby",
+    "ting",
+    "turn",
+    "claim",
+    "rob",
+    "hand_over",
+    "match_over",
 )
 
 
@@ -30,8 +36,13 @@ class SeatHand:
 
     def clone(self) -> "SeatHand":
         return SeatHand(
-            self.counts[:], self.melds[:], self.discards[:],  # their dicts are replaced, never mutated
-            self.ready, self.ready_waits, set(self.passed_hu), set(self.forfeited_kongs),
+            self.counts[:],
+            self.melds[:],
+            self.discards[:],  # their dicts are replaced, never mutated
+            self.ready,
+            self.ready_waits,
+            set(self.passed_hu),
+            set(self.forfeited_kongs),
         )
 
 
@@ -46,8 +57,9 @@ class Window:
     responses: dict[int, str] = field(default_factory=dict)
 
     def clone(self) -> "Window":
-        return Window(self.kind, self.tile, self.source,
-                      {s: a[:] for s, a in self.allowed.items()}, dict(self.responses))
+        return Window(
+            self.kind, self.tile, self.source, {s: a[:] for s, a in self.allowed.items()}, dict(self.responses)
+        )
 
 
 @dataclass
@@ -119,7 +131,9 @@ class MatchState:
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
-    rules: Optional[Variant] = field(default=None, compare=False, repr=False)  # the variant's hooks, built once per match
+    rules: Optional[Variant] = field(
+        default=None, compare=False, repr=False
+    )  # the variant's hooks, built once per match
 
     @property
     def in_hand(self) -> HandState:

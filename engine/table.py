@@ -98,8 +98,11 @@ def _start_match(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
         raise IllegalAction("bad_seat", "first_dealer must be 0..3")
     version = command.get("rules_version", versions.RULES_VERSION)  # the audit re-decides a log under its version
     if not versions.supported(version):
-        raise IllegalAction("unsupported_rules_version", f"this engine plays rules versions "
-                            f"{versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION}, not {version!r}")
+        raise IllegalAction(
+            "unsupported_rules_version",
+            f"this engine plays rules versions "
+            f"{versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION}, not {version!r}",
+        )
     event = {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
     if version > 1:
         event["rules_version"] = version  # version 1 logs predate the field
@@ -119,7 +122,7 @@ def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
     order = [(dealer + i) % 4 for i in range(4)]
     hands: list[list[int]] = [[], [], [], []]
     for i, seat in enumerate(order):
-        hands[seat] = deal.wall[13 * i: 13 * i + 13]
+        hands[seat] = deal.wall[13 * i : 13 * i + 13]
     dealer_draw = deal.wall[52]  # G-3: the dealer's 14th tile
     wild = deal.wild if _uses_wilds(state) else None
     return _hand_started(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
@@ -135,12 +138,13 @@ def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
     if len(hands) != 4 or any(len(h) != (14 if s == state.dealer else 13) for s, h in enumerate(hands)):
         raise IllegalAction("bad_preset", "preset hands: four hands, the dealer's of 14 tiles, others of 13")
     from engine.tiles import check_copies
+
     try:
         check_copies([k for h in hands for k in h] + rest)
     except TileError as exc:
         raise IllegalAction("bad_preset", str(exc)) from None
     if _uses_wilds(state) and wild is None:
-        raise IllegalAction("bad_preset", "this variant/option set needs a \"wild\" kind")
+        raise IllegalAction("bad_preset", 'this variant/option set needs a "wild" kind')
     dealer_draw = hands[state.dealer].pop()
     return _hand_started(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
 
@@ -149,13 +153,26 @@ def _uses_wilds(state: MatchState) -> bool:
     return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
-def _hand_started(state: MatchState, hands: list[list[int]], dealer_draw: int, rest: list[int],
-                  wild: Optional[int], commitment: str, seed: Optional[str]) -> dict[str, Any]:
+def _hand_started(
+    state: MatchState,
+    hands: list[list[int]],
+    dealer_draw: int,
+    rest: list[int],
+    wild: Optional[int],
+    commitment: str,
+    seed: Optional[str],
+) -> dict[str, Any]:
     return {
-        "type": "hand_started", "hand": state.hands_played + 1, "dealer": state.dealer,
-        "wild": name(wild) if wild is not None else None, "commitment": commitment,
-        "wall_count": len(rest), "hands": [format_hand(h) for h in hands],
-        "dealer_draw": name(dealer_draw), "wall": [name(k) for k in rest], "seed": seed,
+        "type": "hand_started",
+        "hand": state.hands_played + 1,
+        "dealer": state.dealer,
+        "wild": name(wild) if wild is not None else None,
+        "commitment": commitment,
+        "wall_count": len(rest),
+        "hands": [format_hand(h) for h in hands],
+        "dealer_draw": name(dealer_draw),
+        "wall": [name(k) for k in rest],
+        "seed": seed,
     }
 
 
@@ -172,10 +189,20 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
         if tile is None:
             return [{"type": "ting_declared", "seat": seat, "with_discard": False}]
         face_down = variant_of(state).face_down_ting
-        return [{"type": "ting_declared", "seat": seat, "with_discard": True}, _discarded(seat, kind(tile), face_down=face_down)]
+        return [
+            {"type": "ting_declared", "seat": seat, "with_discard": True},
+            _discarded(seat, kind(tile), face_down=face_down),
+        ]
     if action == "hu":
-        return [{"type": "won", "seat": seat, "tile": name(hand.drawn) if hand.drawn is not None else None,
-                 "by": self_draw_kind(state), "from": None}]
+        return [
+            {
+                "type": "won",
+                "seat": seat,
+                "tile": name(hand.drawn) if hand.drawn is not None else None,
+                "by": self_draw_kind(state),
+                "from": None,
+            }
+        ]
     return [_turn_kong(state, seat, kind(act["tile"]))]
 
 
@@ -203,6 +230,7 @@ def _after(seat: int) -> list[int]:
 
 
 # ---- automatic consequences ----------------------------------------------------------------------
+
 
 def _run_automatic(state: MatchState, emit: Callable[[dict[str, Any]], None]) -> None:
     for _ in range(10_000):
@@ -238,8 +266,16 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
         return []
     acts = legal_actions(state, seat)
     if {"action": "hu"} in acts and state.options.get("must_win"):  # K-5 有胡必胡
-        return [{"type": "won", "seat": seat, "tile": name(hand.drawn), "by": self_draw_kind(state),
-                 "from": None, "auto": True}]
+        return [
+            {
+                "type": "won",
+                "seat": seat,
+                "tile": name(hand.drawn),
+                "by": self_draw_kind(state),
+                "from": None,
+                "auto": True,
+            }
+        ]
     if len(acts) == 1:  # K-3 / H-4: the locked hand's drawn tile goes automatically
         return [_discarded(seat, hand.drawn, face_down=False, auto=True)]
     return []
@@ -292,8 +328,12 @@ def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]
     hand = state.in_hand
     rules = variant_of(state)
     if winner is None:
-        settlement: dict[str, Any] = {"deltas": [0, 0, 0, 0], "win_deltas": [0, 0, 0, 0], "kong_deltas": [0, 0, 0, 0],
-                      "score": None}  # K-10 荒庄荒杠, H-11
+        settlement: dict[str, Any] = {
+            "deltas": [0, 0, 0, 0],
+            "win_deltas": [0, 0, 0, 0],
+            "kong_deltas": [0, 0, 0, 0],
+            "score": None,
+        }  # K-10 荒庄荒杠, H-11
     else:
         settlement = rules.settle(state)
     scores = [a + b for a, b in zip(state.scores, settlement["deltas"])]
@@ -301,13 +341,21 @@ def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]
     moves = state.deal_moves + (1 if next_dealer != hand.dealer else 0)
     over = _match_over(state, moves)
     ended = {
-        "type": "hand_ended", "hand": hand.number, "outcome": "draw" if winner is None else "win",
-        "winner": winner, "win": _public_win(hand.win), "settlement": settlement, "scores": scores,
+        "type": "hand_ended",
+        "hand": hand.number,
+        "outcome": "draw" if winner is None else "win",
+        "winner": winner,
+        "win": _public_win(hand.win),
+        "settlement": settlement,
+        "scores": scores,
         "revealed": {
             "hands": [format_hand(_concealed(s.counts)) for s in hand.seats],
             "face_down": [[d["tile"] for d in s.discards if d["face_down"]] for s in hand.seats],
         },
-        "seed": hand.seed, "commitment": hand.commitment, "next_dealer": next_dealer, "match_over": over,
+        "seed": hand.seed,
+        "commitment": hand.commitment,
+        "next_dealer": next_dealer,
+        "match_over": over,
     }
     if not over:
         return [ended]

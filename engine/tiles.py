@@ -12,15 +12,12 @@ COPIES = 4
 ALL_TILES = NUM_KINDS * COPIES  # 136 (G-1)
 
 #: Kind index layout: 0-8 = 1m..9m, 9-17 = 1p..9p, 18-26 = 1s..9s, 27-33 = E S W N C F P.
-KIND_NAMES: tuple[str, ...] = tuple(
-    [f"{r}{s}" for s in SUITS for r in range(1, 10)] + list(HONOURS)
-)
+KIND_NAMES: tuple[str, ...] = tuple([f"{r}{s}" for s in SUITS for r in range(1, 10)] + list(HONOURS))
 _NAME_TO_KIND = {name: k for k, name in enumerate(KIND_NAMES)}
 EAST, SOUTH, WEST, NORTH, RED, GREEN, WHITE = range(27, 34)
 
 ZH_NAMES: tuple[str, ...] = tuple(
-    [f"{'一二三四五六七八九'[r]}{s}" for s in "万筒条" for r in range(9)]
-    + ["东", "南", "西", "北", "中", "发", "白"]
+    [f"{'一二三四五六七八九'[r]}{s}" for s in "万筒条" for r in range(9)] + ["东", "南", "西", "北", "中", "发", "白"]
 )
 
 

@@ -26,8 +26,9 @@ class UnsupportedRulesVersion(ValueError):
 
 
 def supported(version: Any) -> bool:
-    return (isinstance(version, int) and not isinstance(version, bool)
-            and OLDEST_RULES_VERSION <= version <= RULES_VERSION)
+    return (
+        isinstance(version, int) and not isinstance(version, bool) and OLDEST_RULES_VERSION <= version <= RULES_VERSION
+    )
 
 
 def version_of(match_started: dict[str, Any]) -> Any:

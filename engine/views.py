@@ -36,9 +36,14 @@ def view(state: MatchState, seat: Viewer) -> dict[str, Any]:
     `seat` "all" shows everything (finished matches' replay)."""
     hand = state.hand
     out = {
-        "variant": state.variant, "options": state.options, "phase": public_phase(state, seat),
-        "hands_played": state.hands_played, "dealer": state.dealer, "scores": list(state.scores),
-        "seat": seat, "pending": public_pending(state, seat) if hand else [],
+        "variant": state.variant,
+        "options": state.options,
+        "phase": public_phase(state, seat),
+        "hands_played": state.hands_played,
+        "dealer": state.dealer,
+        "scores": list(state.scores),
+        "seat": seat,
+        "pending": public_pending(state, seat) if hand else [],
         "waiting": table_waiting(state, seat),
         "legal_actions": legal_actions(state, seat) if isinstance(seat, int) and hand else [],
         "last_result": state.last_result and redact(state.last_result, seat),
@@ -83,8 +88,12 @@ def table_waiting(state: MatchState, seat: Viewer) -> bool:
 def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
     hand = state.in_hand
     return {
-        "number": hand.number, "dealer": hand.dealer, "wild": name(hand.wild) if hand.wild is not None else None,
-        "commitment": hand.commitment, "wall_count": hand.wall_count, "turn": hand.turn,
+        "number": hand.number,
+        "dealer": hand.dealer,
+        "wild": name(hand.wild) if hand.wild is not None else None,
+        "commitment": hand.commitment,
+        "wall_count": hand.wall_count,
+        "turn": hand.turn,
         "seats": [_seat_view(state, s, seat) for s in range(4)],
         "window": _window_view(state, seat),
         "drawn": name(hand.drawn) if hand.drawn is not None and seat in (hand.turn, "all") else None,
@@ -99,8 +108,10 @@ def _window_view(state: MatchState, seat: Viewer) -> Optional[dict[str, Any]]:
         return {"kind": WAITING, "tile": None, "source": None, "asked": [], "answered": []}
     mine = (lambda s: True) if seat == "all" else (lambda s: s == seat)
     return {
-        "kind": window.kind, "tile": name(window.tile) if window.tile is not None else None,
-        "source": window.source, "asked": sorted(s for s in window.allowed if mine(s)),
+        "kind": window.kind,
+        "tile": name(window.tile) if window.tile is not None else None,
+        "source": window.source,
+        "asked": sorted(s for s in window.allowed if mine(s)),
         "answered": sorted(s for s in window.responses if mine(s)),
     }
 
@@ -112,10 +123,11 @@ def _seat_view(state: MatchState, s: int, viewer: Viewer) -> dict[str, Any]:
     if state.phase == TING and not own:
         ready = None  # H-4: a 报听 at the deal is an answer in the open window; shown once it closes
     return {
-        "seat": s, "ready": ready, "concealed_count": sum(me.counts),
+        "seat": s,
+        "ready": ready,
+        "concealed_count": sum(me.counts),
         "concealed": format_hand(k for k, n in enumerate(me.counts) for _ in range(n)) if own else None,
-        "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
-                  for m in me.melds],
+        "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]} for m in me.melds],
         "discards": [d.copy() if own or not d["face_down"] else {**d, "tile": None} for d in me.discards],
     }
 

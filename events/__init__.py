@@ -4,11 +4,11 @@ Two backends behind one contract: EventStore (one SQLite file, the embedded defa
 PostgresEventStore (one PostgreSQL database shared by several service nodes). `open_store` and
 `initialise_store` pick one from the target: a postgresql:// URL, else a SQLite path.
 """
+
 from typing import Any, Union
 
 from .chain import Problem, canonical_json, compute_hash, verify_chain
-from .errors import (ConcurrencyError, EventStoreError, IdempotencyMismatch, StorageUnavailable,
-                     UpcastError)
+from .errors import ConcurrencyError, EventStoreError, IdempotencyMismatch, StorageUnavailable, UpcastError
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .postgres import PostgresEventStore, is_postgres_url
 from .registry import Registry, default_registry
@@ -28,9 +28,24 @@ def initialise_store(target: str, **options: Any) -> Union[EventStore, PostgresE
 
 __all__ = [
     "cooperate_psycopg",
-    "AppendResult", "ConcurrencyError", "EventStore", "EventStoreError", "IdempotencyMismatch",
-    "NewEvent", "OutboxItem", "PostgresEventStore", "Problem", "Registry", "StorageUnavailable",
-    "StoredEvent", "UpcastError", "canonical_json", "compute_hash", "default_registry",
+    "AppendResult",
+    "ConcurrencyError",
+    "EventStore",
+    "EventStoreError",
+    "IdempotencyMismatch",
+    "NewEvent",
+    "OutboxItem",
+    "PostgresEventStore",
+    "Problem",
+    "Registry",
+    "StorageUnavailable",
+    "StoredEvent",
+    "UpcastError",
+    "canonical_json",
+    "compute_hash",
+    "default_registry",
     "initialise_store",
-    "is_postgres_url", "open_store", "verify_chain",
+    "is_postgres_url",
+    "open_store",
+    "verify_chain",
 ]

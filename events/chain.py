@@ -1,4 +1,5 @@
 """Canonical JSON, the per-stream SHA-256 hash chain and its verification."""
+
 from __future__ import annotations
 
 import hashlib
@@ -33,8 +34,9 @@ def compute_hash(prev_hash: str, row: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
-def hash_new_row(prev_hash: str, stream: str, version: int, type_name: str, schema_version: int,
-                 payload_json: str, recorded_at: str) -> str:
+def hash_new_row(
+    prev_hash: str, stream: str, version: int, type_name: str, schema_version: int, payload_json: str, recorded_at: str
+) -> str:
     """compute_hash for a row about to be written, reusing its payload's canonical JSON text.
 
     The canonical JSON of the hashed body is spliced together in its sorted key order around
@@ -44,9 +46,11 @@ def hash_new_row(prev_hash: str, stream: str, version: int, type_name: str, sche
     """
     text = encode_basestring  # what json.dumps(value, ensure_ascii=False) does with a str
 
-    body = (f'{{"payload":{payload_json},"prev":{text(prev_hash or "")},"recorded_at":{text(recorded_at)},'
-            f'"schema_version":{int(schema_version)},"stream":{text(stream)},"type":{text(type_name)},'
-            f'"version":{int(version)}}}')
+    body = (
+        f'{{"payload":{payload_json},"prev":{text(prev_hash or "")},"recorded_at":{text(recorded_at)},'
+        f'"schema_version":{int(schema_version)},"stream":{text(stream)},"type":{text(type_name)},'
+        f'"version":{int(version)}}}'
+    )
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
@@ -100,8 +104,9 @@ def _check_sequence(stream: str, version: int, expected: int, problems: list[Pro
     return False
 
 
-def _check_hash(stream: str, row: Mapping[str, Any], prev_hash: str, sequence_ok: bool,
-                problems: list[Problem]) -> None:
+def _check_hash(
+    stream: str, row: Mapping[str, Any], prev_hash: str, sequence_ok: bool, problems: list[Problem]
+) -> None:
     try:
         recomputed = compute_hash(prev_hash, row)
     except (TypeError, ValueError) as exc:

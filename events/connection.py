@@ -1,4 +1,5 @@
 """Per-thread, per-process SQLite connections: pragmas, BUSY retry and storage-fault mapping."""
+
 from __future__ import annotations
 
 import contextlib
@@ -77,6 +78,7 @@ def _thread_local_class() -> type:
     would open a connection for every request)."""
     if cooperative():
         from gevent import monkey
+
         original: type = monkey.get_original("threading", "local")
         return original
     return threading.local
@@ -87,6 +89,7 @@ def _transaction_lock() -> Any:
     (a gevent lock, so a greenlet waiting for it lets the others run). Threads need none."""
     if cooperative():
         from gevent.lock import RLock
+
         return RLock()
     return contextlib.nullcontext()
 
@@ -96,6 +99,7 @@ def offload(fn: Callable[[], Any]) -> Any:
     other greenlets go on meanwhile (and join the group sync); the caller still waits for it."""
     if cooperative():
         import gevent
+
         return gevent.get_hub().threadpool.apply(fn)
     return fn()
 
@@ -118,8 +122,14 @@ def backoff(attempt: int) -> None:
 class Connections:
     """Hands out one connection per (thread, pid) and runs transactions on it."""
 
-    def __init__(self, path: str, *, synchronous: str = DURABLE, busy_timeout_ms: int = 30_000,
-                 on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        synchronous: str = DURABLE,
+        busy_timeout_ms: int = 30_000,
+        on_connect: Optional[Callable[[sqlite3.Connection], None]] = None,
+    ) -> None:
         if synchronous.upper() not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, got {synchronous!r}")
         self.path = str(path)
@@ -138,8 +148,11 @@ class Connections:
             conn = local.conn = None
         if conn is None:
             conn, database_file = self._open()
-            local.conn, local.db, local.pid = conn, Database(conn, recursive_triggers=False,
-                                                             execute_plugins=False), os.getpid()
+            local.conn, local.db, local.pid = (
+                conn,
+                Database(conn, recursive_triggers=False, execute_plugins=False),
+                os.getpid(),
+            )
             local.fsync_after = database_file
             local.lock = _transaction_lock()
         return conn, local.db
@@ -149,8 +162,7 @@ class Connections:
         resolved; its WAL is that name + "-wal") when writes on it must fsync the WAL after, else None."""
         conn = None
         try:
-            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
-                                   isolation_level=None)
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
             conn.execute(f"PRAGMA busy_timeout = {self.busy_timeout_ms}")
             sync_wal = self.synchronous == DURABLE and _in_wal_mode(conn)
             level = "NORMAL" if sync_wal else "FULL" if self.synchronous == DURABLE else self.synchronous
@@ -222,8 +234,10 @@ class Connections:
             WalSync.of(database_file).sync()
         except OSError as exc:
             self.discard()
-            raise StorageUnavailable(f"event storage unavailable: the write-ahead log could not be synced "
-                                     f"to disk ({type(exc).__name__}: {exc})") from exc
+            raise StorageUnavailable(
+                f"event storage unavailable: the write-ahead log could not be synced "
+                f"to disk ({type(exc).__name__}: {exc})"
+            ) from exc
 
     def _transaction(self, begin: Optional[str], fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
         for attempt in range(MAX_ATTEMPTS):
@@ -241,8 +255,13 @@ class Connections:
                 raise
         raise AssertionError("unreachable")
 
-    def _run(self, conn: sqlite3.Connection, db: Database, begin: Optional[str],
-             fn: Callable[[sqlite3.Connection, Database], Any]) -> Any:
+    def _run(
+        self,
+        conn: sqlite3.Connection,
+        db: Database,
+        begin: Optional[str],
+        fn: Callable[[sqlite3.Connection, Database], Any],
+    ) -> Any:
         """One attempt: fn inside `begin` ... COMMIT (or alone), rolled back when it fails."""
         try:
             if begin is None:
@@ -358,6 +377,9 @@ def _unavailable(exc: BaseException) -> StorageUnavailable:
     code = error_code(exc)
     if code in (SQLITE_BUSY, SQLITE_LOCKED):  # SQLite's own text says "locked": keep it out
         return StorageUnavailable(f"event storage unavailable: still busy after {MAX_ATTEMPTS} attempts")
-    reason = FAULT_CODES.get(code, "SQLite could not open or use the database") if code is not None else (
-        "SQLite could not open or use the database")
+    reason = (
+        FAULT_CODES.get(code, "SQLite could not open or use the database")
+        if code is not None
+        else ("SQLite could not open or use the database")
+    )
     return StorageUnavailable(f"event storage unavailable: {reason} ({type(exc).__name__}: {exc})")

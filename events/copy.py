@@ -8,6 +8,7 @@ destination stream's head are skipped: a copy that was interrupted is resumed by
 again. Then every destination stream is verified and compared with the source's head.
 Idempotency keys and meta values are copied too (the key's stored result names source positions).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,8 +18,10 @@ from .chain import Problem
 
 PAGE = 1000
 #: the store's own side tables copied with the events (service tables are the service's business)
-SIDE_TABLES = {"idempotency": (("key",), ("key", "stream", "request_hash", "result", "created_at")),
-               "meta": (("key",), ("key", "value"))}
+SIDE_TABLES = {
+    "idempotency": (("key",), ("key", "stream", "request_hash", "result", "created_at")),
+    "meta": (("key",), ("key", "value")),
+}
 
 
 @dataclass
@@ -35,9 +38,14 @@ class CopyReport:
         return not self.problems and not self.mismatched
 
 
-def copy_store(source: Any, destination: Any, *, page: int = PAGE,
-               progress: Optional[Callable[[CopyReport], None]] = None,
-               tables: Optional[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = None) -> CopyReport:
+def copy_store(
+    source: Any,
+    destination: Any,
+    *,
+    page: int = PAGE,
+    progress: Optional[Callable[[CopyReport], None]] = None,
+    tables: Optional[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = None,
+) -> CopyReport:
     """Copy all of `source` into `destination` (both open stores, destination initialised);
     `tables` adds other tables to copy as {name: (key columns, columns)} (rows whose key exists are kept)."""
     report = CopyReport()
@@ -86,6 +94,7 @@ def _copy_side_tables(source: Any, destination: Any, tables: dict[str, Any]) -> 
         def write(conn: Any, rows: list[tuple[Any, ...]] = rows, sql: str = sql) -> None:
             for row in rows:
                 conn.execute(sql, list(row))
+
         if rows:
             destination.write(write)
             copied += len(rows)

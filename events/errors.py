@@ -13,8 +13,7 @@ class ConcurrencyError(EventStoreError):
         self.expected_version = expected_version
         self.current_version = current_version
         super().__init__(
-            f"stream {stream!r} is at version {current_version}, "
-            f"but the append expected version {expected_version}"
+            f"stream {stream!r} is at version {current_version}, but the append expected version {expected_version}"
         )
 
 

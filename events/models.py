@@ -1,4 +1,5 @@
 """Value objects the event store accepts and returns."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,13 +52,18 @@ class AppendResult:
         return self.positions[-1]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stream": self.stream, "first_version": self.first_version,
-                "last_version": self.last_version, "positions": list(self.positions)}
+        return {
+            "stream": self.stream,
+            "first_version": self.first_version,
+            "last_version": self.last_version,
+            "positions": list(self.positions),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], replayed: bool = False) -> "AppendResult":
-        return cls(data["stream"], data["first_version"], data["last_version"],
-                   tuple(data["positions"]), replayed=replayed)
+        return cls(
+            data["stream"], data["first_version"], data["last_version"], tuple(data["positions"]), replayed=replayed
+        )
 
 
 @dataclass(frozen=True)

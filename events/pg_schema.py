@@ -4,6 +4,7 @@ Everything an append touches is keyed by stream (`events` by (stream, version), 
 by stream), so the tables could be distributed by stream (Citus); the global feed's position
 sequence and its lock are the one piece that is not (docs/STORE.md, "PostgreSQL").
 """
+
 from __future__ import annotations
 
 from typing import Any

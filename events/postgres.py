@@ -12,6 +12,7 @@ one suite against both). How order and uniqueness are kept across nodes (docs/ST
 * after each append the store NOTIFYs `tf_<schema>` with "<version> <stream>" (batched by a
   background thread, outside the append's transaction): `watch` wakes waiters on every node.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,20 @@ from .models import AppendResult, OutboxItem, StoredEvent
 from .pg_schema import FEED_LIMIT, create_schema
 from .registry import Registry, default_registry
 from .side_tables import create_side_tables
-from .store import (EventLike, _check_expected, _check_stream, _fingerprint, _head_problems,
-                    _own_part, _position_problems, _row_hash, iso, prepare_event, stored_event, utc_now)
+from .store import (
+    EventLike,
+    _check_expected,
+    _check_stream,
+    _fingerprint,
+    _head_problems,
+    _own_part,
+    _position_problems,
+    _row_hash,
+    iso,
+    prepare_event,
+    stored_event,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorded_at, hash"
@@ -87,8 +100,15 @@ class PostgresEventStore:
     def _to_stored(self, row: tuple[Any, ...]) -> StoredEvent:
         return stored_event(self.registry, row)
 
-    def __init__(self, url: str, *, registry: Optional[Registry] = None, pool_size: int = 10,
-                 synchronous: Optional[str] = None, **_sqlite_only: Any) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        registry: Optional[Registry] = None,
+        pool_size: int = 10,
+        synchronous: Optional[str] = None,
+        **_sqlite_only: Any,
+    ) -> None:
         self.path = self.url = url
         self.registry = registry if registry is not None else default_registry
         self.pool_size = pool_size
@@ -132,8 +152,15 @@ class PostgresEventStore:
                 if self._pool is None or self._pool_pid != os.getpid():
                     from psycopg_pool import ConnectionPool
 
-                    self._pool = ConnectionPool(self.url, min_size=1, max_size=self.pool_size, open=True,
-                                                kwargs={"autocommit": True}, name="tilefold", timeout=30)
+                    self._pool = ConnectionPool(
+                        self.url,
+                        min_size=1,
+                        max_size=self.pool_size,
+                        open=True,
+                        kwargs={"autocommit": True},
+                        name="tilefold",
+                        timeout=30,
+                    )
                     self._pool_pid = os.getpid()
         return self._pool
 
@@ -166,10 +193,18 @@ class PostgresEventStore:
             conn.execute(sql, list(params))
 
     # -- appending ------------------------------------------------------------
-    def append(self, stream: str, expected_version: int, events: Sequence[EventLike],
-               idempotency_key: Optional[str] = None, *, request_fingerprint: Optional[str] = None,
-               outbox: Optional[Iterable[Any]] = None, extra: Optional[Callable[[Any], None]] = None,
-               own: Optional[int] = None) -> AppendResult:
+    def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[EventLike],
+        idempotency_key: Optional[str] = None,
+        *,
+        request_fingerprint: Optional[str] = None,
+        outbox: Optional[Iterable[Any]] = None,
+        extra: Optional[Callable[[Any], None]] = None,
+        own: Optional[int] = None,
+    ) -> AppendResult:
         """Atomically append events if the stream is at expected_version (see EventStore.append)."""
         _check_stream(stream)
         _check_expected(expected_version)
@@ -184,8 +219,9 @@ class PostgresEventStore:
 
         for attempt in range(2):
             try:
-                result, written = self._append_in_transaction(stream, expected_version, rows, idempotency_key,
-                                                              fingerprint, outbox_json, extra, own)
+                result, written = self._append_in_transaction(
+                    stream, expected_version, rows, idempotency_key, fingerprint, outbox_json, extra, own
+                )
                 break
             except _Replay as replay:  # the twin created the stream: its writes stand, ours are rolled back
                 return replay.result
@@ -197,15 +233,23 @@ class PostgresEventStore:
             self._announce(stream, written.last_version)
         return result
 
-    def _append_in_transaction(self, stream: str, expected_version: int, rows: list[dict[str, Any]],
-                               key: Optional[str], fingerprint: str, outbox_json: list[str],
-                               extra: Optional[Callable[[Any], None]],
-                               own: Optional[int]) -> tuple[AppendResult, Optional[AppendResult]]:
+    def _append_in_transaction(
+        self,
+        stream: str,
+        expected_version: int,
+        rows: list[dict[str, Any]],
+        key: Optional[str],
+        fingerprint: str,
+        outbox_json: list[str],
+        extra: Optional[Callable[[Any], None]],
+        own: Optional[int],
+    ) -> tuple[AppendResult, Optional[AppendResult]]:
         """(result, written) of one transaction: lock the head, replay a known key, check the version,
         write outbox rows and `extra`, append, remember the key. written is None for a replay."""
         with self._connection() as conn, conn.transaction():
-            row = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s FOR UPDATE",
-                               [stream]).fetchone()
+            row = conn.execute(
+                "SELECT version, hash FROM stream_heads WHERE stream = %s FOR UPDATE", [stream]
+            ).fetchone()
             prior = _prior_result(conn, key, stream, fingerprint) if key is not None else None
             if prior is not None:  # checked after the head lock: a racing twin's key is visible by now
                 return prior, None
@@ -214,8 +258,10 @@ class PostgresEventStore:
                 raise ConcurrencyError(stream, expected_version, current)
             if outbox_json:
                 now = utc_now()
-                conn.cursor().executemany("INSERT INTO outbox (stream, created_at, payload) VALUES (%s, %s, %s)",
-                                          [(stream, now, item) for item in outbox_json])
+                conn.cursor().executemany(
+                    "INSERT INTO outbox (stream, created_at, payload) VALUES (%s, %s, %s)",
+                    [(stream, now, item) for item in outbox_json],
+                )
             if extra is not None:
                 extra(PgConnection(conn))
             try:
@@ -228,9 +274,11 @@ class PostgresEventStore:
                 raise ConcurrencyError(stream, expected_version, head[0] if head else 0) from None
             result = _own_part(written, own)
             if key is not None:
-                conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) "
-                             "VALUES (%s, %s, %s, %s, %s)",
-                             [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
+                conn.execute(
+                    "INSERT INTO idempotency (key, stream, request_hash, result, created_at) "
+                    "VALUES (%s, %s, %s, %s, %s)",
+                    [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()],
+                )
         return result, written
 
     def _append_alone(self, stream: str, expected: int, rows: list[dict[str, Any]]) -> AppendResult:
@@ -290,17 +338,27 @@ class PostgresEventStore:
                 return 0
             if batch[0]["version"] != current + 1:
                 raise ConcurrencyError(stream, batch[0]["version"] - 1, current)
-            payloads = [r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"])
-                        for r in batch]
-            first = conn.execute(APPEND_SQL, [stream, current, prev_hash, [r["type"] for r in batch],
-                                              [r["schema_version"] for r in batch], payloads,
-                                              [r["hash"] for r in batch], batch[0]["recorded_at"]]).fetchone()[0]
+            payloads = [r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"]) for r in batch]
+            first = conn.execute(
+                APPEND_SQL,
+                [
+                    stream,
+                    current,
+                    prev_hash,
+                    [r["type"] for r in batch],
+                    [r["schema_version"] for r in batch],
+                    payloads,
+                    [r["hash"] for r in batch],
+                    batch[0]["recorded_at"],
+                ],
+            ).fetchone()[0]
             if first is None:
                 raise ConcurrencyError(stream, current, self.current_version(stream))
             return len(batch)
 
-    def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
-                          request_fingerprint: Optional[str] = None) -> Optional[AppendResult]:
+    def idempotent_result(
+        self, idempotency_key: str, stream: Optional[str] = None, request_fingerprint: Optional[str] = None
+    ) -> Optional[AppendResult]:
         """The stored result for a key (replayed=True), or None; checks stream/fingerprint when given."""
         rows = self.query("SELECT stream, request_hash, result FROM idempotency WHERE key = ?", [idempotency_key])
         if not rows:
@@ -313,13 +371,16 @@ class PostgresEventStore:
         return AppendResult.from_dict(json.loads(result), replayed=True)
 
     # -- reading --------------------------------------------------------------
-    def read(self, stream: str, after: int = 0, limit: Optional[int] = None,
-             types: Optional[Sequence[str]] = None) -> list[StoredEvent]:
+    def read(
+        self, stream: str, after: int = 0, limit: Optional[int] = None, types: Optional[Sequence[str]] = None
+    ) -> list[StoredEvent]:
         """Events of stream with version > after, in version order, payloads upcast; with `types`,
         only events of those types (the limit then counts those)."""
         if types is not None:
-            sql = (f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s AND type = ANY(%s) "
-                   "ORDER BY version")
+            sql = (
+                f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s AND type = ANY(%s) "
+                "ORDER BY version"
+            )
             return self._select_events(sql, [stream, after, list(types)], limit)
         sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s ORDER BY version"
         events = self._select_events(sql, [stream, after], limit)
@@ -376,8 +437,10 @@ class PostgresEventStore:
         if before is not None:
             cursor = "AND e.position < (SELECT position FROM events WHERE stream = ? AND version = 1)"
             params.append(before)
-        sql = ("SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
-               f"WHERE h.stream LIKE ? {cursor} ORDER BY e.position DESC LIMIT ?")
+        sql = (
+            "SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
+            f"WHERE h.stream LIKE ? {cursor} ORDER BY e.position DESC LIMIT ?"
+        )
         return [row[0] for row in self.query(sql, params + [int(limit)])]
 
     def export_rows(self, stream: Optional[str] = None) -> list[dict[str, Any]]:
@@ -390,16 +453,20 @@ class PostgresEventStore:
 
     def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         """A page of raw rows of the global feed (payload as stored text), for `tilefold copy`."""
-        rows = self.query(f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? AND position < {FEED_LIMIT} "
-                          "ORDER BY position LIMIT ?", [after_position, int(limit)])
+        rows = self.query(
+            f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? AND position < {FEED_LIMIT} "
+            "ORDER BY position LIMIT ?",
+            [after_position, int(limit)],
+        )
         return [dict(zip(ROW_NAMES, row)) for row in rows]
 
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
         with self._connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            rows = conn.execute(f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s ORDER BY version",
-                                [stream]).fetchall()
+            rows = conn.execute(
+                f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s ORDER BY version", [stream]
+            ).fetchall()
             head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = %s", [stream]).fetchone()
         dicts = [_row_dict(row) for row in rows]
         head_dict = {"version": head[0], "hash": head[1]} if head else None
@@ -414,8 +481,11 @@ class PostgresEventStore:
     def appended_since(self, position: int) -> tuple[int, dict[str, int]]:
         """(new head position, {stream: its latest version}) of the streams appended to after
         `position`, read below the high-water mark (so an append committing late is never passed)."""
-        rows = self.query(f"SELECT stream, MAX(version), MAX(position) FROM events WHERE position > ? "
-                          f"AND position < {FEED_LIMIT} GROUP BY stream", [int(position)])
+        rows = self.query(
+            f"SELECT stream, MAX(version), MAX(position) FROM events WHERE position > ? "
+            f"AND position < {FEED_LIMIT} GROUP BY stream",
+            [int(position)],
+        )
         head = max((row[2] for row in rows), default=int(position))
         return head, {row[0]: row[1] for row in rows}
 
@@ -429,44 +499,57 @@ class PostgresEventStore:
         the WAL flush (synchronous_commit off for this transaction)."""
         with self._connection() as conn, conn.transaction():
             conn.execute("SET LOCAL synchronous_commit = off")
-            conn.execute("DELETE FROM snapshots WHERE stream = %s AND key = %s AND keep = 0 AND version < %s",
-                         [stream, key, int(version)])
-            conn.execute("INSERT INTO snapshots (stream, key, version, keep, data, created_at) "
-                         "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (stream, key, version) DO UPDATE SET "
-                         "keep = excluded.keep, data = excluded.data, created_at = excluded.created_at",
-                         [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()])
+            conn.execute(
+                "DELETE FROM snapshots WHERE stream = %s AND key = %s AND keep = 0 AND version < %s",
+                [stream, key, int(version)],
+            )
+            conn.execute(
+                "INSERT INTO snapshots (stream, key, version, keep, data, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (stream, key, version) DO UPDATE SET "
+                "keep = excluded.keep, data = excluded.data, created_at = excluded.created_at",
+                [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()],
+            )
 
     def load_snapshot(self, stream: str, key: str, max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
         """(version, data) of the stream's latest snapshot in format `key` (at or before max_version)."""
         limit = (1 << 30) if max_version is None else int(max_version)
-        rows = self.query("SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
-                          "ORDER BY version DESC LIMIT 1", [stream, key, min(limit, 2**31 - 1)])
+        rows = self.query(
+            "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
+            "ORDER BY version DESC LIMIT 1",
+            [stream, key, min(limit, 2**31 - 1)],
+        )
         return (rows[0][0], bytes(rows[0][1])) if rows else None
 
     # -- outbox ---------------------------------------------------------------
     def outbox_pending(self, now: Any = None, limit: int = 100) -> list[OutboxItem]:
         """Undelivered outbox rows whose next attempt is due at `now`, oldest first."""
-        sql = ("SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
-               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
-               "ORDER BY id LIMIT ?")
+        sql = (
+            "SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
+            "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
+            "ORDER BY id LIMIT ?"
+        )
         rows = self.query(sql, [iso(now) if now is not None else utc_now(), int(limit)])
         return [_outbox_item(row) for row in rows]
 
     def outbox_claim(self, item_id: int, now: Any, until: Any) -> bool:
         """Claim one notice until `until` iff it is undelivered and unclaimed (or its lease ended
         before `now`): one UPDATE, so of racing claimers on any node exactly one gets True."""
-        sql = ("UPDATE outbox SET claimed_until = %s WHERE id = %s AND delivered_at IS NULL "
-               "AND (claimed_until IS NULL OR claimed_until < %s)")
+        sql = (
+            "UPDATE outbox SET claimed_until = %s WHERE id = %s AND delivered_at IS NULL "
+            "AND (claimed_until IS NULL OR claimed_until < %s)"
+        )
         with self._connection() as conn:
             return bool(conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
 
     def outbox_claim_due(self, now: Any, until: Any, limit: int = 50) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease): each is handed to ONE caller on
         any node (FOR UPDATE SKIP LOCKED: racing claimers take different rows, never wait)."""
-        sql = ("UPDATE outbox SET claimed_until = %s WHERE id IN (SELECT id FROM outbox "
-               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= %s) "
-               "AND (claimed_until IS NULL OR claimed_until < %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED) "
-               "RETURNING id, stream, created_at, payload, attempts, next_attempt_at")
+        sql = (
+            "UPDATE outbox SET claimed_until = %s WHERE id IN (SELECT id FROM outbox "
+            "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= %s) "
+            "AND (claimed_until IS NULL OR claimed_until < %s) ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED) "
+            "RETURNING id, stream, created_at, payload, attempts, next_attempt_at"
+        )
         moment = iso(now)
         with self._connection() as conn:
             rows = conn.execute(sql, [iso(until), moment, moment, int(limit)]).fetchall()
@@ -480,9 +563,10 @@ class PostgresEventStore:
         self._execute("UPDATE outbox SET delivered_at = %s, claimed_until = NULL WHERE id = %s", [when, item_id])
 
     def outbox_mark_failed(self, item_id: int, next_attempt_at: Any) -> None:
-        self._execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = %s, claimed_until = NULL "
-                      "WHERE id = %s",
-                      [iso(next_attempt_at), item_id])
+        self._execute(
+            "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = %s, claimed_until = NULL WHERE id = %s",
+            [iso(next_attempt_at), item_id],
+        )
 
     # -- meta key/value ---------------------------------------------------------
     def meta_get(self, key: str, default: Any = None) -> Any:
@@ -490,8 +574,10 @@ class PostgresEventStore:
         return json.loads(rows[0][0]) if rows else default
 
     def meta_set(self, key: str, value: Any) -> None:
-        self._execute("INSERT INTO meta (key, value) VALUES (%s, %s) "
-                      "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, canonical_json(value)])
+        self._execute(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, canonical_json(value)],
+        )
 
     # -- notifications ------------------------------------------------------------
     def watch(self, callback: Watcher) -> Callable[[], None]:
@@ -506,6 +592,7 @@ class PostgresEventStore:
                 self._watchers.remove(callback)
             except ValueError:
                 pass
+
         return unwatch
 
     def _ensure_listener(self) -> None:
@@ -569,8 +656,9 @@ class PostgresEventStore:
             payloads = [f"{version} {stream}" for stream, version in batch.items()]
             try:
                 with self._connection() as conn:
-                    conn.execute("SELECT pg_notify('tf_' || current_schema(), p) FROM unnest(%s::text[]) AS p",
-                                 [payloads])
+                    conn.execute(
+                        "SELECT pg_notify('tf_' || current_schema(), p) FROM unnest(%s::text[]) AS p", [payloads]
+                    )
             except Exception as exc:  # noqa: BLE001 - waiters recheck on their own timers; never die
                 log.warning("could not NOTIFY %d appends: %s", len(payloads), exc)
                 time.sleep(0.2)
@@ -633,8 +721,16 @@ def _insert(conn: Any, stream: str, current: int, prev_hash: str, rows: list[dic
     for version, row in enumerate(rows, start=current + 1):
         last = _row_hash(last, stream, version, row, recorded_at)
         hashes.append(last)
-    params = [stream, current, prev_hash, [r["type"] for r in rows], [r["schema_version"] for r in rows],
-              [r["payload_json"] for r in rows], hashes, recorded_at]
+    params = [
+        stream,
+        current,
+        prev_hash,
+        [r["type"] for r in rows],
+        [r["schema_version"] for r in rows],
+        [r["payload_json"] for r in rows],
+        hashes,
+        recorded_at,
+    ]
     first = conn.execute(APPEND_SQL, params).fetchone()[0]
     if first is None:
         raise _HeadMoved()
@@ -643,8 +739,9 @@ def _insert(conn: Any, stream: str, current: int, prev_hash: str, rows: list[dic
 
 
 def _prior_result(conn: Any, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
-    row = conn.execute("SELECT stream, request_hash, result FROM idempotency WHERE key = %s FOR UPDATE",
-                       [key]).fetchone()
+    row = conn.execute(
+        "SELECT stream, request_hash, result FROM idempotency WHERE key = %s FOR UPDATE", [key]
+    ).fetchone()
     if row is None:
         return None
     if row[0] != stream:

@@ -1,4 +1,5 @@
 """Event types by name and schema version, and the upcasters that migrate old payloads."""
+
 from __future__ import annotations
 
 from typing import Any, Callable

@@ -1,4 +1,5 @@
 """Creates the event store's tables, indexes and triggers (idempotent, safe to race)."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -87,12 +88,26 @@ def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     conn.execute(SNAPSHOTS_DDL)
     db.table("idempotency").create(
         {"key": str, "stream": str, "request_hash": str, "result": str, "created_at": str},
-        pk="key", not_null={"stream", "request_hash", "result", "created_at"}, if_not_exists=True)
+        pk="key",
+        not_null={"stream", "request_hash", "result", "created_at"},
+        if_not_exists=True,
+    )
     db.table("outbox").create(
-        {"id": int, "stream": str, "created_at": str, "payload": str, "delivered_at": str,
-         "attempts": int, "next_attempt_at": str, "claimed_until": str},
-        pk="id", not_null={"stream", "created_at", "payload", "attempts"},
-        defaults={"attempts": 0}, if_not_exists=True)
+        {
+            "id": int,
+            "stream": str,
+            "created_at": str,
+            "payload": str,
+            "delivered_at": str,
+            "attempts": int,
+            "next_attempt_at": str,
+            "claimed_until": str,
+        },
+        pk="id",
+        not_null={"stream", "created_at", "payload", "attempts"},
+        defaults={"attempts": 0},
+        if_not_exists=True,
+    )
     if "claimed_until" not in {row[1] for row in conn.execute("PRAGMA table_info(outbox)")}:
         conn.execute("ALTER TABLE outbox ADD COLUMN claimed_until TEXT")  # a delivery lease (files made before it)
     db.table("outbox").create_index(["delivered_at", "next_attempt_at"], if_not_exists=True)

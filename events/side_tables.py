@@ -8,6 +8,7 @@
 The statements are portable (SQLite and PostgreSQL): the service reaches these tables only
 through a store's `query(sql, params)` / `write(fn)` and `extra(conn)`, with `?` placeholders.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,9 +34,11 @@ DDL = [
 
 def create_side_tables(store: Any) -> None:
     """Create the side tables if missing (idempotent; one transaction)."""
+
     def create(conn: Any) -> None:
         if getattr(store, "dialect", "sqlite") == "postgresql":  # nodes starting together migrate one at a time
             conn.execute("SELECT pg_advisory_xact_lock(7017002)")
         for statement in DDL:
             conn.execute(statement)
+
     store.write(create)

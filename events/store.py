@@ -1,4 +1,5 @@
 """EventStore: append-only, hash-chained SQLite event streams with idempotency and an outbox."""
+
 from __future__ import annotations
 
 import hashlib
@@ -42,13 +43,20 @@ def iso(moment: Union[datetime, str]) -> str:
 class EventStore:
     """Append-only event streams in one SQLite file; safe across threads and processes."""
 
-    def __init__(self, path: str, *, synchronous: str = "DURABLE", busy_timeout_ms: int = 30_000,
-                 registry: Optional[Registry] = None,
-                 on_connect: Optional[Callable[[sqlite3.Connection], None]] = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        synchronous: str = "DURABLE",
+        busy_timeout_ms: int = 30_000,
+        registry: Optional[Registry] = None,
+        on_connect: Optional[Callable[[sqlite3.Connection], None]] = None,
+    ) -> None:
         self.path = str(path)
         self.registry = registry if registry is not None else default_registry
-        self._db = Connections(self.path, synchronous=synchronous,
-                               busy_timeout_ms=busy_timeout_ms, on_connect=on_connect)
+        self._db = Connections(
+            self.path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, on_connect=on_connect
+        )
         self._heads_by_trigger: Optional[bool] = None
 
     @classmethod
@@ -64,11 +72,18 @@ class EventStore:
         self._db.discard()
 
     # -- appending ------------------------------------------------------------
-    def append(self, stream: str, expected_version: int, events: Sequence[EventLike],
-               idempotency_key: Optional[str] = None, *, request_fingerprint: Optional[str] = None,
-               outbox: Optional[Iterable[Any]] = None,
-               extra: Optional[Callable[[sqlite3.Connection], None]] = None,
-               own: Optional[int] = None) -> AppendResult:
+    def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[EventLike],
+        idempotency_key: Optional[str] = None,
+        *,
+        request_fingerprint: Optional[str] = None,
+        outbox: Optional[Iterable[Any]] = None,
+        extra: Optional[Callable[[sqlite3.Connection], None]] = None,
+        own: Optional[int] = None,
+    ) -> AppendResult:
         """Atomically append events if the stream is at expected_version (0 = new stream).
 
         With `own`, only the first `own` events are the request's: the result returned (and
@@ -129,11 +144,13 @@ class EventStore:
             last = self._db.execute_alone(sql, params)
         except sqlite3.IntegrityError:  # the version trigger or UNIQUE (stream, version): someone got in first
             raise ConcurrencyError(stream, expected, self.current_version(stream)) from None
-        return AppendResult(stream, current + 1, current + len(rows), _positions(last, len(rows)),
-                            recorded_at=recorded_at)
+        return AppendResult(
+            stream, current + 1, current + len(rows), _positions(last, len(rows)), recorded_at=recorded_at
+        )
 
-    def idempotent_result(self, idempotency_key: str, stream: Optional[str] = None,
-                          request_fingerprint: Optional[str] = None) -> Optional[AppendResult]:
+    def idempotent_result(
+        self, idempotency_key: str, stream: Optional[str] = None, request_fingerprint: Optional[str] = None
+    ) -> Optional[AppendResult]:
         """The stored result for a key (replayed=True), or None; checks stream/fingerprint when given."""
         sql = "SELECT stream, request_hash, result FROM idempotency WHERE key = ?"
         rows = self._db.read(lambda conn, db: list(db.query(sql, [idempotency_key])))
@@ -150,8 +167,9 @@ class EventStore:
         return prepare_event(self.registry, event)
 
     # -- reading --------------------------------------------------------------
-    def read(self, stream: str, after: int = 0, limit: Optional[int] = None,
-             types: Optional[Sequence[str]] = None) -> list[StoredEvent]:
+    def read(
+        self, stream: str, after: int = 0, limit: Optional[int] = None, types: Optional[Sequence[str]] = None
+    ) -> list[StoredEvent]:
         """Events of stream with version > after, in version order, payloads upcast; with `types`,
         only events of those types (the limit then counts those)."""
         if types is None:
@@ -159,8 +177,9 @@ class EventStore:
             return self._select_events(sql, [stream, after], limit)
         names = list(types)
         marks = ", ".join("?" * len(names)) or "NULL"
-        sql = (f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? AND type IN ({marks}) "
-               "ORDER BY version")
+        sql = (
+            f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? AND type IN ({marks}) ORDER BY version"
+        )
         return self._select_events(sql, [stream, after, *names], limit)
 
     def read_all(self, after_position: int = 0, limit: Optional[int] = None) -> list[StoredEvent]:
@@ -203,20 +222,23 @@ class EventStore:
         rebuilt by folding).
         """
         drop = "DELETE FROM snapshots WHERE stream = ? AND key = ? AND keep = 0 AND version < ?"
-        insert = ("INSERT OR REPLACE INTO snapshots (stream, key, version, keep, data, created_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?)")
+        insert = (
+            "INSERT OR REPLACE INTO snapshots (stream, key, version, keep, data, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+        )
 
         def save(conn: sqlite3.Connection, db: Database) -> None:
             conn.execute(drop, [stream, key, int(version)])
             conn.execute(insert, [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()])
+
         self._db.write(save, durable=False)
 
-    def load_snapshot(self, stream: str, key: str,
-                      max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
+    def load_snapshot(self, stream: str, key: str, max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
         """(version, data) of the stream's latest snapshot in format `key` (at or before
         `max_version` when given), or None."""
-        sql = "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? " \
-              "ORDER BY version DESC LIMIT 1"
+        sql = (
+            "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
+            "ORDER BY version DESC LIMIT 1"
+        )
         limit = (1 << 62) if max_version is None else int(max_version)
         rows = self._db.query(sql, [stream, key, limit])
         return (rows[0][0], bytes(rows[0][1])) if rows else None
@@ -231,8 +253,10 @@ class EventStore:
         """Streams named `prefix…`, newest first by the position of their first event; with `before`
         (a stream name), only those created before it. One index lookup per stream (stream_heads
         joined to the (stream, version) index), no scan of the events."""
-        sql = ("SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
-               "WHERE h.stream >= ? AND h.stream < ? {cursor} ORDER BY e.position DESC LIMIT ?")
+        sql = (
+            "SELECT h.stream FROM stream_heads h JOIN events e ON e.stream = h.stream AND e.version = 1 "
+            "WHERE h.stream >= ? AND h.stream < ? {cursor} ORDER BY e.position DESC LIMIT ?"
+        )
         params: list[Any] = [prefix, prefix + "\U0010ffff"]
         cursor = ""
         if before is not None:
@@ -263,12 +287,17 @@ class EventStore:
         Each row's hash is recomputed over the payload text as stored (written as canonical JSON,
         so no JSON is parsed or re-serialised) and must chain from the row before; the head must
         be the last row. `verify_stream` gives every problem of the whole stream, in detail."""
+
         def snapshot(conn: sqlite3.Connection, db: Database) -> tuple[list[Any], Any, Any]:
-            rows = conn.execute("SELECT version, type, schema_version, payload, recorded_at, hash FROM events "
-                                "WHERE stream = ? AND version > ? ORDER BY version", [stream, after]).fetchall()
+            rows = conn.execute(
+                "SELECT version, type, schema_version, payload, recorded_at, hash FROM events "
+                "WHERE stream = ? AND version > ? ORDER BY version",
+                [stream, after],
+            ).fetchall()
             head = conn.execute("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream]).fetchone()
             base = conn.execute("SELECT hash FROM events WHERE stream = ? AND version = ?", [stream, after]).fetchone()
             return rows, head, base
+
         rows, head, base = self._db.read(snapshot)
         if after and base is None:
             return f"v{after}: missing"
@@ -285,6 +314,7 @@ class EventStore:
 
     def verify_stream(self, stream: str) -> list[Problem]:
         """Integrity problems of one stream (edited, dropped, reordered or truncated rows)."""
+
         def snapshot(conn: sqlite3.Connection, db: Database) -> tuple[list[dict[str, Any]], Optional[dict[str, Any]]]:
             sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? ORDER BY version"
             heads = list(db.query("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream]))
@@ -296,13 +326,19 @@ class EventStore:
     # -- outbox ---------------------------------------------------------------
     def outbox_pending(self, now: Union[datetime, str, None] = None, limit: int = 100) -> list[OutboxItem]:
         """Undelivered outbox rows whose next attempt is due at `now`, oldest first."""
-        sql = ("SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
-               "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
-               "ORDER BY id LIMIT ?")
+        sql = (
+            "SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
+            "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
+            "ORDER BY id LIMIT ?"
+        )
         params = [iso(now) if now is not None else utc_now(), int(limit)]
         rows = self._db.read(lambda conn, db: list(db.query(sql, params)))
-        return [OutboxItem(r["id"], r["stream"], r["created_at"], json.loads(r["payload"]),
-                           r["attempts"], r["next_attempt_at"]) for r in rows]
+        return [
+            OutboxItem(
+                r["id"], r["stream"], r["created_at"], json.loads(r["payload"]), r["attempts"], r["next_attempt_at"]
+            )
+            for r in rows
+        ]
 
     def outbox_mark_delivered(self, item_id: int, delivered_at: Union[datetime, str, None] = None) -> None:
         """Record that outbox row item_id was delivered (its lease ends)."""
@@ -351,6 +387,7 @@ class EventStore:
         def unwatch() -> None:
             if callback in watchers:
                 watchers.remove(callback)
+
         return unwatch
 
     def _tell(self, result: AppendResult) -> AppendResult:
@@ -363,13 +400,19 @@ class EventStore:
 
     def outbox_claim(self, item_id: int, now: Union[datetime, str], until: Union[datetime, str]) -> bool:
         """Claim one notice until `until` iff it is undelivered and unclaimed (or its lease ended before `now`)."""
-        sql = ("UPDATE outbox SET claimed_until = ? WHERE id = ? AND delivered_at IS NULL "
-               "AND (claimed_until IS NULL OR claimed_until < ?)")
+        sql = (
+            "UPDATE outbox SET claimed_until = ? WHERE id = ? AND delivered_at IS NULL "
+            "AND (claimed_until IS NULL OR claimed_until < ?)"
+        )
         self._ensure_claim_column()
-        claimed: bool = self._db.write(lambda conn, db: conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1)
+        claimed: bool = self._db.write(
+            lambda conn, db: conn.execute(sql, [iso(until), item_id, iso(now)]).rowcount == 1
+        )
         return claimed
 
-    def outbox_claim_due(self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50) -> list[OutboxItem]:
+    def outbox_claim_due(
+        self, now: Union[datetime, str], until: Union[datetime, str], limit: int = 50
+    ) -> list[OutboxItem]:
         """Claim due, unclaimed notices until `until` (a lease), oldest first: a claimed row is handed
         to no other caller until the lease ends or outbox_release (BEGIN IMMEDIATE serialises claimers)."""
         moment, lease = iso(now), iso(until)
@@ -379,7 +422,8 @@ class EventStore:
                 "SELECT id, stream, created_at, payload, attempts, next_attempt_at FROM outbox "
                 "WHERE delivered_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= ?) "
                 "AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY id LIMIT ?",
-                [moment, moment, int(limit)]).fetchall()
+                [moment, moment, int(limit)],
+            ).fetchall()
             conn.executemany("UPDATE outbox SET claimed_until = ? WHERE id = ?", [(lease, r[0]) for r in rows])
             return [OutboxItem(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5]) for r in rows]
 
@@ -398,12 +442,14 @@ class EventStore:
         def add(conn: sqlite3.Connection, db: Database) -> None:
             if "claimed_until" not in {row[1] for row in conn.execute("PRAGMA table_info(outbox)")}:
                 conn.execute("ALTER TABLE outbox ADD COLUMN claimed_until TEXT")
+
         self._db.write(add)
         self._claim_column = True
 
     def import_rows(self, stream: str, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append already-hashed rows (another store's export, in version order) keeping their recorded_at
         and hashes; rows at or below the stream's head are skipped (a copy resumes). Returns rows written."""
+
         def transaction(conn: sqlite3.Connection, db: Database) -> int:
             current, prev_hash = _head(conn, stream)
             todo = [r for r in rows if r["version"] > current]
@@ -411,13 +457,18 @@ class EventStore:
                 raise ConcurrencyError(stream, todo[0]["version"] - 1, current)
             for r in todo:
                 payload = r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"])
-                conn.execute(f"INSERT INTO events ({INSERT_COLUMNS}) VALUES {INSERT_ROW}",
-                             [stream, r["version"], r["type"], r["schema_version"], payload, r["recorded_at"], r["hash"]])
+                conn.execute(
+                    f"INSERT INTO events ({INSERT_COLUMNS}) VALUES {INSERT_ROW}",
+                    [stream, r["version"], r["type"], r["schema_version"], payload, r["recorded_at"], r["hash"]],
+                )
             if todo and not self._heads_by_triggers():
-                conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) ON CONFLICT(stream) "
-                             "DO UPDATE SET version = excluded.version, hash = excluded.hash",
-                             [stream, todo[-1]["version"], todo[-1]["hash"]])
+                conn.execute(
+                    "INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) ON CONFLICT(stream) "
+                    "DO UPDATE SET version = excluded.version, hash = excluded.hash",
+                    [stream, todo[-1]["version"], todo[-1]["hash"]],
+                )
             return len(todo)
+
         written: int = self._db.write(transaction)
         return written
 
@@ -457,13 +508,15 @@ def stored_event(registry: Registry, row: tuple[Any, ...]) -> StoredEvent:
 
 # -- transaction helpers (run inside BEGIN IMMEDIATE) -----------------------------
 def _head(conn: sqlite3.Connection, stream: str) -> tuple[int, str]:
-    row = conn.execute("SELECT version, hash FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1",
-                       [stream]).fetchone()
+    row = conn.execute(
+        "SELECT version, hash FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1", [stream]
+    ).fetchone()
     return (row[0], row[1]) if row else (0, "")
 
 
-def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict[str, Any]],
-                  move_head: bool = True) -> AppendResult:
+def _write_events(
+    conn: sqlite3.Connection, stream: str, expected: int, rows: list[dict[str, Any]], move_head: bool = True
+) -> AppendResult:
     """Inside a transaction: check the head, insert the rows (MAX_STATEMENT_ROWS an INSERT), and
     move the head unless the schema's triggers do."""
     current, prev_hash = _head(conn, stream)
@@ -471,18 +524,22 @@ def _write_events(conn: sqlite3.Connection, stream: str, expected: int, rows: li
         raise ConcurrencyError(stream, expected, current)
     recorded_at, positions = utc_now(), list[int]()
     for start in range(0, len(rows), MAX_STATEMENT_ROWS):
-        chunk = rows[start:start + MAX_STATEMENT_ROWS]
+        chunk = rows[start : start + MAX_STATEMENT_ROWS]
         sql, params, prev_hash = _insert(stream, current + start, prev_hash, chunk, recorded_at)
         positions += _positions(conn.execute(sql, params).lastrowid or 0, len(chunk))
     last = current + len(rows)
     if move_head:
-        conn.execute("INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
-                     "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
-                     [stream, last, prev_hash])
+        conn.execute(
+            "INSERT INTO stream_heads (stream, version, hash) VALUES (?, ?, ?) "
+            "ON CONFLICT(stream) DO UPDATE SET version = excluded.version, hash = excluded.hash",
+            [stream, last, prev_hash],
+        )
     return AppendResult(stream, current + 1, last, tuple(positions), recorded_at=recorded_at)
 
 
-def _insert(stream: str, current: int, prev_hash: str, rows: list[dict[str, Any]], recorded_at: str) -> tuple[str, list[Any], str]:
+def _insert(
+    stream: str, current: int, prev_hash: str, rows: list[dict[str, Any]], recorded_at: str
+) -> tuple[str, list[Any], str]:
     """The multi-row INSERT of `rows` after version `current`, their hashes chained from `prev_hash`.
 
     Returns (sql, params, hash of the last row).
@@ -500,8 +557,9 @@ def _positions(last_position: int, count: int) -> tuple[int, ...]:
 
 
 def _row_hash(prev_hash: str, stream: str, version: int, row: dict[str, Any], recorded_at: str) -> str:
-    return hash_new_row(prev_hash, stream, version, row["type"], row["schema_version"], row["payload_json"],
-                        recorded_at)
+    return hash_new_row(
+        prev_hash, stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at
+    )
 
 
 def _own_part(result: AppendResult, own: Optional[int]) -> AppendResult:
@@ -510,14 +568,21 @@ def _own_part(result: AppendResult, own: Optional[int]) -> AppendResult:
         return result
     if own < 1:
         raise ValueError("own must be at least 1")
-    return AppendResult(result.stream, result.first_version, result.first_version + own - 1,
-                        result.positions[:own], recorded_at=result.recorded_at)
+    return AppendResult(
+        result.stream,
+        result.first_version,
+        result.first_version + own - 1,
+        result.positions[:own],
+        recorded_at=result.recorded_at,
+    )
 
 
 def _write_outbox(conn: sqlite3.Connection, stream: str, items: list[str]) -> None:
     now = utc_now()
-    conn.executemany("INSERT INTO outbox (stream, created_at, payload, attempts) VALUES (?, ?, ?, 0)",
-                     [(stream, now, item) for item in items])
+    conn.executemany(
+        "INSERT INTO outbox (stream, created_at, payload, attempts) VALUES (?, ?, ?, 0)",
+        [(stream, now, item) for item in items],
+    )
 
 
 def _prior_result(conn: sqlite3.Connection, key: str, stream: str, fingerprint: str) -> Optional[AppendResult]:
@@ -532,13 +597,19 @@ def _prior_result(conn: sqlite3.Connection, key: str, stream: str, fingerprint: 
 
 
 def _remember(conn: sqlite3.Connection, key: str, stream: str, fingerprint: str, result: AppendResult) -> None:
-    conn.execute("INSERT INTO idempotency (key, stream, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)",
-                 [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()])
+    conn.execute(
+        "INSERT INTO idempotency (key, stream, request_hash, result, created_at) VALUES (?, ?, ?, ?, ?)",
+        [key, stream, fingerprint, canonical_json(result.to_dict()), utc_now()],
+    )
 
 
 def _fingerprint(stream: str, expected: int, rows: list[dict[str, Any]], outbox: list[str]) -> str:
-    body = {"stream": stream, "expected_version": expected, "outbox": outbox,
-            "events": [[r["type"], r["schema_version"], r["payload_json"]] for r in rows]}
+    body = {
+        "stream": stream,
+        "expected_version": expected,
+        "outbox": outbox,
+        "events": [[r["type"], r["schema_version"], r["payload_json"]] for r in rows],
+    }
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 

@@ -3,6 +3,7 @@
 The service serves them (service/routes/replays.py, at /replay/<id>); this package imports nothing
 of the service (tests/test_architecture.py).
 """
+
 from pathlib import Path
 
 STATIC = Path(__file__).resolve().parent / "static"  # the page's JS and CSS

@@ -1,4 +1,5 @@
 """Replay frames: fold a match one event at a time and emit the engine's own view of each step."""
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Optional, Union
@@ -42,8 +43,9 @@ def event_for(event: dict, perspective: Perspective) -> Optional[dict]:
     return shown
 
 
-def build_frames(stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str],
-                 state: Any = None) -> dict:
+def build_frames(
+    stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str], state: Any = None
+) -> dict:
     """Steps (one per engine event: its stream version, the event and the view after it), hands and
     scores; from `state` (the match before the first of `stored`) or the start of the match."""
     skip = frozenset(service_types)
@@ -68,8 +70,9 @@ def build_frames(stored: Iterable[Any], perspective: Perspective, service_types:
             continue  # engine.redact: this perspective does not see the event (a window answer, a tell)
         steps.append({"version": item.version, "event": shown, "view": view})
         if item.type == "hand_started":
-            hands.append({"hand": event["hand"], "dealer": event["dealer"], "start": len(steps) - 1,
-                          "end": None, "scores": None})
+            hands.append(
+                {"hand": event["hand"], "dealer": event["dealer"], "start": len(steps) - 1, "end": None, "scores": None}
+            )
         elif item.type == "hand_ended" and hands:
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
     out = {"perspective": perspective, "steps": steps, "hands": hands}
@@ -95,7 +98,7 @@ def _explain(state, ended: dict) -> Optional[dict]:
 
 
 def parse_perspective(text: Optional[str]) -> Perspective:
-    """"all" or a seat number 0..3 (ValueError otherwise)."""
+    """ "all" or a seat number 0..3 (ValueError otherwise)."""
     if text in (None, "", "all"):
         return "all"
     if text in ("0", "1", "2", "3"):

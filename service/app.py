@@ -1,4 +1,5 @@
 """Flask app factory: settings, event store, match service, blueprints, OpenAPI, problem errors."""
+
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
@@ -18,11 +19,18 @@ from .routes import blueprints
 from .smorest_adapter import TilefoldApi
 
 OPENAPI = {
-    "API_TITLE": "Tilefold", "API_VERSION": "1", "OPENAPI_VERSION": "3.0.3",
-    "OPENAPI_URL_PREFIX": "/api", "OPENAPI_JSON_PATH": "openapi.json",
-    "API_SPEC_OPTIONS": {"components": {"securitySchemes": {
-        "bearer": {"type": "http", "scheme": "bearer",
-                   "description": "seat token (or owner token for /bots)"}}}},
+    "API_TITLE": "Tilefold",
+    "API_VERSION": "1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "API_SPEC_OPTIONS": {
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "seat token (or owner token for /bots)"}
+            }
+        }
+    },
 }
 
 
@@ -68,10 +76,20 @@ def _service(settings: dict[str, Any]) -> MatchService:
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock
     webhooks = Webhooks(store)
-    delivery = DeliverySettings(timeout=settings["WEBHOOK_TIMEOUT"], attempts=settings["WEBHOOK_ATTEMPTS"],
-                                backoff=settings["WEBHOOK_BACKOFF"], poll=settings["WEBHOOK_POLL"],
-                                allow_private=settings["WEBHOOK_ALLOW_PRIVATE"])
+    delivery = DeliverySettings(
+        timeout=settings["WEBHOOK_TIMEOUT"],
+        attempts=settings["WEBHOOK_ATTEMPTS"],
+        backoff=settings["WEBHOOK_BACKOFF"],
+        poll=settings["WEBHOOK_POLL"],
+        allow_private=settings["WEBHOOK_ALLOW_PRIVATE"],
+    )
     notifier = Notifier(store, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
     repo = MatchRepository(store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"])
-    return MatchService(repo, decisions=Decisions(store),
-                        webhooks=webhooks, notifier=notifier, clock=clock, bot_delay=settings["BOT_DELAY"])
+    return MatchService(
+        repo,
+        decisions=Decisions(store),
+        webhooks=webhooks,
+        notifier=notifier,
+        clock=clock,
+        bot_delay=settings["BOT_DELAY"],
+    )

@@ -1,4 +1,5 @@
 """The score calculator shared by POST /api/score and `tilefold score`: JSON in, JSON out."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -43,12 +44,21 @@ def context_from_fields(fields: dict[str, Any]) -> WinContext:
 def _context(f: dict[str, Any]) -> WinContext:
     melds = tuple(Meld(m["type"], kind(m["tile"]), m.get("kong")) for m in f["melds"])
     return WinContext(
-        variant=f["variant"], options=normalise(f["variant"], f["options"]), seat=f["seat"],
-        dealer=f["dealer"], concealed=tuple(parse(f["hand"])), melds=melds,
-        win_tile=kind(f["win_tile"]), win_by=f["win_by"], discarder=f["discarder"],
-        discarder_ready=f["discarder_ready"], ready=f["ready"],
+        variant=f["variant"],
+        options=normalise(f["variant"], f["options"]),
+        seat=f["seat"],
+        dealer=f["dealer"],
+        concealed=tuple(parse(f["hand"])),
+        melds=melds,
+        win_tile=kind(f["win_tile"]),
+        win_by=f["win_by"],
+        discarder=f["discarder"],
+        discarder_ready=f["discarder_ready"],
+        ready=f["ready"],
         wild=None if f["wild"] is None else kind(f["wild"]),
-        heavenly=f["heavenly"], dealer_first_discard=f["dealer_first_discard"])
+        heavenly=f["heavenly"],
+        dealer_first_discard=f["dealer_first_discard"],
+    )
 
 
 def score_json(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,4 +79,3 @@ def as_json(result: Any) -> dict[str, Any]:
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         return dataclasses.asdict(result)
     return dict(result)
-

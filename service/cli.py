@@ -1,4 +1,5 @@
 """`tilefold` command line: each subcommand is a small function registered in COMMANDS."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,9 +14,11 @@ COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[a
 
 def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] = lambda p: None):
     """Register `run(args) -> int` as the subcommand `name`."""
+
     def decorate(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
         COMMANDS[name] = (configure, run, help)
         return run
+
     return decorate
 
 
@@ -24,10 +27,18 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread only; default 4)")
-    parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"),
-                        help="gevent (default: a waiting client costs a greenlet, not a thread) or gthread")
-    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file "
-                        "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing")
+    parser.add_argument(
+        "--worker-class",
+        default="gevent",
+        choices=("gevent", "gthread"),
+        help="gevent (default: a waiting client costs a greenlet, not a thread) or gthread",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="a postgresql:// URL or a SQLite file "
+        "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing",
+    )
     parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
 
 
@@ -41,12 +52,19 @@ def serve(args: argparse.Namespace) -> int:
         os.environ["TILEFOLD_DB"] = args.db
     settings = from_env()
     initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
-    options = {"bind": args.bind, "workers": args.workers, "threads": args.threads,
-               "worker_class": args.worker_class, "timeout": args.timeout, "accesslog": None,
-               "graceful_timeout": 10, "worker_tmp_dir": _memory_dir(),
-               # gunicorn >= 25.1 opens a control socket at one fixed path per user
-               # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
-               "control_socket_disable": True}
+    options = {
+        "bind": args.bind,
+        "workers": args.workers,
+        "threads": args.threads,
+        "worker_class": args.worker_class,
+        "timeout": args.timeout,
+        "accesslog": None,
+        "graceful_timeout": 10,
+        "worker_tmp_dir": _memory_dir(),
+        # gunicorn >= 25.1 opens a control socket at one fixed path per user
+        # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
+        "control_socket_disable": True,
+    }
     if args.worker_class == "gevent":
         # every open connection is a greenlet: let a worker hold its waiting cap and the players besides
         options["worker_connections"] = settings["MAX_WAITERS"] + 1000
@@ -66,10 +84,12 @@ def banner(database: str, bind: str) -> str:
     else:
         where = os.path.abspath(database)
     base = "http://" + bind
-    return (f"tilefold: database {where}\n"
-            f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
-            f"tilefold: pages    {base}/  (create or join a match; yours at {base}/my, replays at "
-            f"{base}/replay/<match id>)")
+    return (
+        f"tilefold: database {where}\n"
+        f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
+        f"tilefold: pages    {base}/  (create or join a match; yours at {base}/my, replays at "
+        f"{base}/replay/<match id>)"
+    )
 
 
 def _raise_open_files(wanted: int) -> None:
@@ -103,6 +123,7 @@ def gunicorn_app(options: dict[str, Any]) -> Any:
 
         def load(self) -> Any:
             from .app import create_app
+
             return create_app({"INIT_DB": False})
 
     return GunicornApp()
@@ -139,7 +160,9 @@ def _read(path: str) -> str:
 def _log_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="match id (export) or log file, '-' = stdin (verify, import)")
     parser.add_argument("--format", choices=("ndjson", "json", "text"), default="ndjson", help="export format")
-    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
+    parser.add_argument(
+        "--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)"
+    )
 
 
 def _repo(db: Optional[str]) -> Any:
@@ -203,9 +226,15 @@ def import_log(args: argparse.Namespace) -> int:
 
 # -- tick (correspondence play: service/correspondence.py) -------------------------------
 def _tick_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)")
-    parser.add_argument("--every", type=float, default=None,
-                        help="repeat every N seconds instead of running once (e.g. a Procfile clock line)")
+    parser.add_argument(
+        "--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)"
+    )
+    parser.add_argument(
+        "--every",
+        type=float,
+        default=None,
+        help="repeat every N seconds instead of running once (e.g. a Procfile clock line)",
+    )
 
 
 @command("tick", "settle every overdue move deadline in every match and deliver due webhook notices", _tick_args)
@@ -232,8 +261,9 @@ def _copy_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
 
 
-@command("copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume",
-         _copy_args)
+@command(
+    "copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume", _copy_args
+)
 def copy(args: argparse.Namespace) -> int:
     from events import Registry, initialise_store, is_postgres_url, open_store
     from events.copy import copy_store
@@ -249,17 +279,30 @@ def copy(args: argparse.Namespace) -> int:
     finally:
         source.close()
         destination.close()
-    print(json.dumps({"streams": report.streams, "rows_read": report.rows_read, "rows_written": report.rows_written,
-                      "side_rows": report.side_rows, "problems": [str(p) for p in report.problems],
-                      "mismatched": report.mismatched, "verified": report.ok}), flush=True)
+    print(
+        json.dumps(
+            {
+                "streams": report.streams,
+                "rows_read": report.rows_read,
+                "rows_written": report.rows_written,
+                "side_rows": report.side_rows,
+                "problems": [str(p) for p in report.problems],
+                "mismatched": report.mismatched,
+                "verified": report.ok,
+            }
+        ),
+        flush=True,
+    )
     return 0 if report.ok else 1
 
 
 def _service_tables(destination: Any) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """The service's own tables (webhooks with their secrets, pending deadlines) to copy beside the
     events (initialise_store created them on the destination: events/side_tables.py)."""
-    return {"tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
-            "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version"))}
+    return {
+        "tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
+        "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version")),
+    }
 
 
 def _copy_progress(report: Any) -> None:
@@ -279,10 +322,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from . import cli_scenario  # noqa: F401  (registers its subcommand)
+
     args = parser().parse_args(argv)
     return args.run(args)
 
 
 if __name__ == "__main__":
     from service.cli import main as _main  # the registered module, not this __main__ copy
+
     sys.exit(_main())

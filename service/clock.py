@@ -1,4 +1,5 @@
 """The service's clock: `Clock.now()` (UTC), injected through app config so tests drive time."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Service settings, read from TILEFOLD_* environment variables with safe defaults."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,16 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_WEBHOOK_ATTEMPTS": ("WEBHOOK_ATTEMPTS", int, 8),
     "TILEFOLD_WEBHOOK_BACKOFF": ("WEBHOOK_BACKOFF", float, 10.0),
     "TILEFOLD_WEBHOOK_POLL": ("WEBHOOK_POLL", float, 1.0),
-    "TILEFOLD_WEBHOOK_WORKER": ("WEBHOOK_WORKER", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), True),
-    "TILEFOLD_WEBHOOK_ALLOW_PRIVATE": ("WEBHOOK_ALLOW_PRIVATE", lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"), False),
+    "TILEFOLD_WEBHOOK_WORKER": (
+        "WEBHOOK_WORKER",
+        lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"),
+        True,
+    ),
+    "TILEFOLD_WEBHOOK_ALLOW_PRIVATE": (
+        "WEBHOOK_ALLOW_PRIVATE",
+        lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"),
+        False,
+    ),
     "TILEFOLD_STREAM_LIFETIME": ("STREAM_LIFETIME", float, 3600.0),
     "TILEFOLD_STREAM_HEARTBEAT": ("STREAM_HEARTBEAT", float, 15.0),
     # waiting clients (docs/API.md, "Waiting"): caps per worker process, idle stream timeout
@@ -30,7 +39,11 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_WAIT_RETRY_AFTER": ("WAIT_RETRY_AFTER", int, 5),
     # snapshots and bounded replays (docs/STORE.md "Snapshots", docs/API.md "Replay frames")
     "TILEFOLD_SNAPSHOT_EVERY": ("SNAPSHOT_EVERY", int, 100),
-    "TILEFOLD_SNAPSHOT_HEAD": ("SNAPSHOT_HEAD", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), True),
+    "TILEFOLD_SNAPSHOT_HEAD": (
+        "SNAPSHOT_HEAD",
+        lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"),
+        True,
+    ),
     "TILEFOLD_MAX_HANDS": ("MAX_HANDS", int, 64),
     "TILEFOLD_REPLAY_CACHE_BYTES": ("REPLAY_CACHE_BYTES", int, 32 * 1024 * 1024),
     "TILEFOLD_REPLAY_WHOLE_HANDS": ("REPLAY_WHOLE_HANDS", int, 16),

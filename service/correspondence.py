@@ -6,6 +6,7 @@ pending after it (when the match has move deadlines) and the webhook notices it 
 seats with a webhook). `install(app)` settles a match's overdue decisions before each request
 that names it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -72,4 +73,3 @@ def require_spectating(loaded: Loaded) -> None:
     """403 spectating_disabled when the owner turned spectating off (until the match is over)."""
     if not loaded.room.spectating and not loaded.over:
         raise ApiError(403, "spectating_disabled", "the owner has turned spectating off for this match")
-

@@ -5,6 +5,7 @@ was not pending before it or acted in it (its own engine event). The start is th
 clock's time at that append, written in the same transaction as the events, so it is
 deterministic and survives restarts; a decision still pending keeps its start.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Optional
@@ -29,28 +30,34 @@ class Decisions:
         self.store = store
 
     @staticmethod
-    def writer(stream: str, pending: list[int], new: list[int], now: str, deadline_seconds: Optional[int],
-               version: int) -> Callable[[Any], None]:
+    def writer(
+        stream: str, pending: list[int], new: list[int], now: str, deadline_seconds: Optional[int], version: int
+    ) -> Callable[[Any], None]:
         """`write(conn)` for the append: rows for exactly the seats pending after it."""
         due = later(now, deadline_seconds) if deadline_seconds else None
 
         def write(conn: Any) -> None:
             if pending:
                 marks = ",".join("?" * len(pending))
-                conn.execute(f"DELETE FROM tf_decisions WHERE stream = ? AND seat NOT IN ({marks})",
-                             [stream, *pending])
+                conn.execute(f"DELETE FROM tf_decisions WHERE stream = ? AND seat NOT IN ({marks})", [stream, *pending])
             else:
                 conn.execute("DELETE FROM tf_decisions WHERE stream = ?", [stream])
             for seat in pending:
                 if seat in new:
-                    conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
-                                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
-                                 "since = excluded.since, due_at = excluded.due_at, version = excluded.version",
-                                 [stream, seat, now, due, version])
+                    conn.execute(
+                        "INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
+                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
+                        "since = excluded.since, due_at = excluded.due_at, version = excluded.version",
+                        [stream, seat, now, due, version],
+                    )
                 else:  # the same decision, still pending: keep its start
-                    conn.execute("INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
-                                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
-                                 "version = excluded.version", [stream, seat, now, due, version])
+                    conn.execute(
+                        "INSERT INTO tf_decisions (stream, seat, since, due_at, version) "
+                        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(stream, seat) DO UPDATE SET "
+                        "version = excluded.version",
+                        [stream, seat, now, due, version],
+                    )
+
         return write
 
     def rows(self, stream: str) -> list[dict]:
@@ -59,8 +66,10 @@ class Decisions:
 
     def overdue(self, stream: str, version: int, now: str) -> list[int]:
         """Seats whose decision, as of `version`, was due at `now` or earlier."""
-        sql = ("SELECT seat FROM tf_decisions WHERE stream = ? AND version = ? AND due_at IS NOT NULL "
-               "AND due_at <= ? ORDER BY seat")
+        sql = (
+            "SELECT seat FROM tf_decisions WHERE stream = ? AND version = ? AND due_at IS NOT NULL "
+            "AND due_at <= ? ORDER BY seat"
+        )
         return [r[0] for r in self.store.query(sql, [stream, version, now])]
 
     def any_overdue(self, stream: str, now: str) -> bool:
@@ -74,5 +83,8 @@ class Decisions:
     def for_view(self, stream: str, pending: Iterable[int]) -> list[dict]:
         """Each pending decision's start and deadline (ISO-8601 UTC; deadline null without a limit)."""
         wanted = set(pending)
-        return [{"seat": r["seat"], "pending_since": r["since"], "deadline": r["due_at"]}
-                for r in self.rows(stream) if r["seat"] in wanted]
+        return [
+            {"seat": r["seat"], "pending_since": r["since"], "deadline": r["due_at"]}
+            for r in self.rows(stream)
+            if r["seat"] in wanted
+        ]

@@ -6,6 +6,7 @@ match's variant and options as on POST /api/matches, strict booleans as on .../o
 room must fold in order (one match_created first, seats taken in join order, nothing after four).
 Anything else is refused with 422 before a row is stored.
 """
+
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -30,8 +31,9 @@ def _seat() -> fields.Integer:
 
 class MatchCreatedPayload(MatchCreateSchema):
     owner_token_hash = fields.String(required=True, validate=HASH)
-    deadline_seconds = fields.Integer(load_default=None, allow_none=True, strict=True,
-                                      validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE))
+    deadline_seconds = fields.Integer(
+        load_default=None, allow_none=True, strict=True, validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE)
+    )
 
 
 class SeatJoinedPayload(JoinSchema):  # the name exactly as POST .../seats takes it
@@ -62,9 +64,12 @@ class SpectatingSetPayload(Strict):
 
 
 PAYLOADS: dict[str, type[Schema]] = {
-    rooms.MATCH_CREATED: MatchCreatedPayload, rooms.SEAT_JOINED: SeatJoinedPayload,
-    rooms.ORDERS_SET: OrdersSetPayload, rooms.WEBHOOK_SET: WebhookSetPayload,
-    rooms.SPECTATING_SET: SpectatingSetPayload, rooms.SEAT_REISSUED: SeatReissuedPayload,
+    rooms.MATCH_CREATED: MatchCreatedPayload,
+    rooms.SEAT_JOINED: SeatJoinedPayload,
+    rooms.ORDERS_SET: OrdersSetPayload,
+    rooms.WEBHOOK_SET: WebhookSetPayload,
+    rooms.SPECTATING_SET: SpectatingSetPayload,
+    rooms.SEAT_REISSUED: SeatReissuedPayload,
 }
 
 

@@ -1,4 +1,5 @@
 """Flask JSON provider writing responses with orjson (parsing stays with the standard library)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -6,6 +6,7 @@ RATE_LIMITS), TILEFOLD_RATE_LIMIT_CREATE / _IMPORT / _JOIN / _SCORE (flask-limit
 as "30 per minute"), TILEFOLD_RATE_LIMIT_STORAGE (a `limits` storage URI; "memory://" counts per
 worker process). A refused call is 429 problem+json `rate_limited` with Retry-After.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -32,8 +33,14 @@ def install(app: Flask) -> Limiter:
     enabled = app.config.get("RATE_LIMITS")
     if enabled is None:
         enabled = not app.config.get("TESTING")
-    limiter = Limiter(get_remote_address, app=app, storage_uri=app.config["RATE_LIMIT_STORAGE"],
-                      enabled=bool(enabled), headers_enabled=True, default_limits=[])
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        storage_uri=app.config["RATE_LIMIT_STORAGE"],
+        enabled=bool(enabled),
+        headers_enabled=True,
+        default_limits=[],
+    )
     for endpoint, key in LIMITED.items():
         view: Any = app.view_functions[endpoint]
         app.view_functions[endpoint] = limiter.limit(_setting(key))(view)

@@ -1,4 +1,5 @@
 """Match logs: ndjson/json/text export, verification (hash chain + engine audit) and import."""
+
 from __future__ import annotations
 
 import json
@@ -28,11 +29,15 @@ class LogError(ValueError):
 # -- ndjson -------------------------------------------------------------------------
 def row_line(row: dict) -> str:
     """One exported row as one ndjson line: fixed field order, payload as canonical (sorted) JSON."""
+
     def text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
-    return (f'{{"stream":{text(row["stream"])},"version":{int(row["version"])},"type":{text(row["type"])},'
-            f'"schema_version":{int(row["schema_version"])},"payload":{canonical_json(row["payload"])},'
-            f'"recorded_at":{text(row["recorded_at"])},"hash":{text(row["hash"])}}}')
+
+    return (
+        f'{{"stream":{text(row["stream"])},"version":{int(row["version"])},"type":{text(row["type"])},'
+        f'"schema_version":{int(row["schema_version"])},"payload":{canonical_json(row["payload"])},'
+        f'"recorded_at":{text(row["recorded_at"])},"hash":{text(row["hash"])}}}'
+    )
 
 
 def to_ndjson(rows: Iterable[dict]) -> str:
@@ -114,10 +119,14 @@ class Verdict:
         finished = "" if r.finished else ", match not finished"
         if r.unverified_deals:
             hands = ", ".join(str(h) for h in r.unverified_deals)
-            return (f"UNVERIFIED DEAL: hand(s) {hands} dealt from a preset, with no seed or commitment (G-11): "
-                    f"chain intact and every action legal, but the deal is not proven fair")
-        return (f"OK: {r.hands:,} hands, {r.events:,} events, chain intact, {r.seeds_verified:,} seeds verified, "
-                f"every action legal, every settlement matches{finished}")
+            return (
+                f"UNVERIFIED DEAL: hand(s) {hands} dealt from a preset, with no seed or commitment (G-11): "
+                f"chain intact and every action legal, but the deal is not proven fair"
+            )
+        return (
+            f"OK: {r.hands:,} hands, {r.events:,} events, chain intact, {r.seeds_verified:,} seeds verified, "
+            f"every action legal, every settlement matches{finished}"
+        )
 
 
 def verify_rows(rows: list[dict]) -> Verdict:
@@ -159,8 +168,10 @@ def export_rows(repo: MatchRepository, match_id: str) -> list[dict]:
     if record is None:
         return rows
     original = record["original_stream"]
-    return [{**row, "stream": original, "recorded_at": at, "hash": digest}
-            for row, (at, digest) in zip(rows, record["rows"])]
+    return [
+        {**row, "stream": original, "recorded_at": at, "hash": digest}
+        for row, (at, digest) in zip(rows, record["rows"])
+    ]
 
 
 def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
@@ -173,15 +184,19 @@ def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
         return to_ndjson(rows), "application/x-ndjson"
     if fmt == "json":
         from .presenters import summary
-        body = {"match": summary(loaded, table=False),
-                "events": [{f: r[f] for f in ROW_FIELDS} for r in rows]}
+
+        body = {"match": summary(loaded, table=False), "events": [{f: r[f] for f in ROW_FIELDS} for r in rows]}
         return json.dumps(body, ensure_ascii=False, indent=1), "application/json"
     return text_log(loaded, rows), "text/plain; charset=utf-8"
 
 
 # -- text log (Chinese with English names) ----------------------------------------------
-BY_NAMES = {"self_draw": "自摸 self-draw", "kong_draw": "杠上开花 kong replacement", "discard": "点炮 on a discard",
-            "rob_kong": "抢杠 robbing a kong"}
+BY_NAMES = {
+    "self_draw": "自摸 self-draw",
+    "kong_draw": "杠上开花 kong replacement",
+    "discard": "点炮 on a discard",
+    "rob_kong": "抢杠 robbing a kong",
+}
 RESPONSES = {"pass": "过 pass", "pung": "碰 pung", "kong": "杠 kong", "hu": "胡 hu", "ting": "报听 ting"}
 KONG_KINDS = {"exposed": "明杠 exposed kong", "added": "加杠 added kong", "concealed": "暗杠 concealed kong"}
 
@@ -195,7 +210,9 @@ def tile_text(tile: Optional[str]) -> str:
 def pattern_names() -> dict[str, dict[str, list[str]]]:
     """variant -> pattern code -> [中文, English], and "extra" (平胡/丫当), from the variant registry."""
     out = {name: display["patterns"] for name, display in variants.display_all().items()}
-    out["extra"] = {code: names for display in variants.display_all().values() for code, names in display["extra"].items()}
+    out["extra"] = {
+        code: names for display in variants.display_all().values() for code, names in display["extra"].items()
+    }
     return out
 
 
@@ -214,8 +231,9 @@ def settlement_lines(event: dict, variant: str, seat_name) -> list[str]:
     else:
         win = event.get("win") or {}
         by = str(win.get("by"))
-        lines.append(f"  {seat_name(event['winner'])} 胡 wins with {tile_text(win.get('tile'))}, "
-                     f"{BY_NAMES.get(by, by)}")
+        lines.append(
+            f"  {seat_name(event['winner'])} 胡 wins with {tile_text(win.get('tile'))}, {BY_NAMES.get(by, by)}"
+        )
         score = (event.get("settlement") or {}).get("score") or {}
         for item in score.get("patterns") or []:
             code, points = (item["code"], item.get("points")) if isinstance(item, dict) else (item, None)
@@ -260,7 +278,9 @@ def _event_line(e: dict, variant: str, seat_name):
         lines.append(f"  {seat_name(e['dealer'])} 第十四张 14th tile: {tile_text(e['dealer_draw'])}")
         return lines
     if t == "drew":
-        return f"  {who} 摸 draws {tile_text(e['tile'])}" + ("  杠后补牌 from the kong end" if e["source"] == "kong" else "")
+        return f"  {who} 摸 draws {tile_text(e['tile'])}" + (
+            "  杠后补牌 from the kong end" if e["source"] == "kong" else ""
+        )
     if t == "discarded":
         face = " 扣牌 face down" if e.get("face_down") else ""
         return f"  {who} 打出 discards {tile_text(e['tile'])}{face}" + ("  (auto)" if e.get("auto") else "")
@@ -287,6 +307,7 @@ def _event_line(e: dict, variant: str, seat_name):
 def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdict:
     """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md)."""
     from .import_check import check_service_events
+
     check_service_events(rows)  # the live endpoints' schemas, before anything else reads the payloads
     verdict = verify_rows(rows)
     if verdict.consistent and not verdict.ok:
@@ -299,16 +320,27 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdi
         raise ApiError(422, "log_rejected", "not a Tilefold match log: it has no match_created event")
     if any(r["type"] == IMPORTED for r in rows):
         raise ApiError(422, "log_rejected", "an imported event belongs in an import record, not a match log")
-    record = {"match_id": match_id, "original_stream": rows[0]["stream"],
-              "original_head": {"version": rows[-1]["version"], "hash": rows[-1]["hash"]},
-              "rows": [[r["recorded_at"], r["hash"]] for r in rows]}
+    record = {
+        "match_id": match_id,
+        "original_stream": rows[0]["stream"],
+        "original_head": {"version": rows[-1]["version"], "hash": rows[-1]["hash"]},
+        "rows": [[r["recorded_at"], r["hash"]] for r in rows],
+    }
     # The record first: a match stream never exists without it (an orphan record is harmless).
     repo.store.append(IMPORT_PREFIX + match_id, 0, [NewEvent(IMPORTED, record)])
-    repo.store.append(stream_of(match_id), 0,
-                      [NewEvent(r["type"], r["payload"], r["schema_version"]) for r in rows])
+    repo.store.append(stream_of(match_id), 0, [NewEvent(r["type"], r["payload"], r["schema_version"]) for r in rows])
     return verdict
 
 
-__all__ = ["FORMATS", "LogError", "Verdict", "export", "export_rows", "import_rows", "parse_log",
-           "pattern_names", "to_ndjson", "verify_rows"]
-
+__all__ = [
+    "FORMATS",
+    "LogError",
+    "Verdict",
+    "export",
+    "export_rows",
+    "import_rows",
+    "parse_log",
+    "pattern_names",
+    "to_ndjson",
+    "verify_rows",
+]

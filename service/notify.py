@@ -5,6 +5,7 @@ Delivery claims a row atomically (the store's `outbox_claim`, a lease) so no not
 delivered twice at once, retries with exponential backoff up to a bounded number of attempts,
 and never runs inside a request: an action is never slowed down or failed by a receiver.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -114,11 +115,15 @@ class Webhooks:
     @staticmethod
     def writer(stream: str, seat: int, url: Optional[str], secret: Optional[str], now: str) -> Callable[[Any], None]:
         """`write(conn)` registering (url given) or removing a seat's webhook with its event."""
+
         def write(conn: Any) -> None:
             conn.execute("DELETE FROM tf_webhooks WHERE stream = ? AND seat = ?", [stream, seat])
             if url is not None:
-                conn.execute("INSERT INTO tf_webhooks (stream, seat, url, secret, created_at) VALUES (?, ?, ?, ?, ?)",
-                             [stream, seat, url, secret, now])
+                conn.execute(
+                    "INSERT INTO tf_webhooks (stream, seat, url, secret, created_at) VALUES (?, ?, ?, ?, ?)",
+                    [stream, seat, url, secret, now],
+                )
+
         return write
 
     def get(self, stream: str, seat: int) -> Optional[dict]:
@@ -131,8 +136,15 @@ class Webhooks:
 
 
 # -- notices ------------------------------------------------------------------------
-def notices(match_id: str, version: int, seats: Iterable[int], engine_events: list[dict], after_state: Any,
-            new: Iterable[int], deadlines: dict[int, Optional[str]]) -> list[dict]:
+def notices(
+    match_id: str,
+    version: int,
+    seats: Iterable[int],
+    engine_events: list[dict],
+    after_state: Any,
+    new: Iterable[int],
+    deadlines: dict[int, Optional[str]],
+) -> list[dict]:
     """The notices an append produces for the seats with a webhook, in the order things happened."""
     seats = sorted(set(seats))
     if not seats:
@@ -140,20 +152,45 @@ def notices(match_id: str, version: int, seats: Iterable[int], engine_events: li
     out = []
     for event in engine_events:
         if event["type"] == "hand_ended":
-            out += [_notice("hand_ended", match_id, version, seat, hand=event.get("hand"),
-                            winner=event.get("winner"), scores=event.get("scores")) for seat in seats]
+            out += [
+                _notice(
+                    "hand_ended",
+                    match_id,
+                    version,
+                    seat,
+                    hand=event.get("hand"),
+                    winner=event.get("winner"),
+                    scores=event.get("scores"),
+                )
+                for seat in seats
+            ]
         elif event["type"] == "match_ended":
             out += [_notice("match_ended", match_id, version, seat, scores=event.get("scores")) for seat in seats]
     for seat in sorted(set(new) & set(seats)):
         actions = sorted({act["action"] for act in engine.legal_actions(after_state, seat)})
-        out.append(_notice("decision", match_id, version, seat, phase=after_state.phase, actions=actions,
-                           deadline=deadlines.get(seat)))
+        out.append(
+            _notice(
+                "decision",
+                match_id,
+                version,
+                seat,
+                phase=after_state.phase,
+                actions=actions,
+                deadline=deadlines.get(seat),
+            )
+        )
     return out
 
 
 def _notice(kind: str, match_id: str, version: int, seat: int, **fields: Any) -> dict:
-    return {"notice_id": f"{match_id}:{version}:{seat}:{kind}", "kind": kind, "match": match_id,
-            "seat": seat, "version": version, **fields}
+    return {
+        "notice_id": f"{match_id}:{version}:{seat}:{kind}",
+        "kind": kind,
+        "match": match_id,
+        "seat": seat,
+        "version": version,
+        **fields,
+    }
 
 
 # -- delivery -----------------------------------------------------------------------
@@ -170,8 +207,9 @@ class DeliverySettings:
 class Notifier:
     """Delivers due outbox notices; one lazy daemon worker thread per process."""
 
-    def __init__(self, store: Any, webhooks: Webhooks, clock: Any, settings: DeliverySettings,
-                 worker: bool = True) -> None:
+    def __init__(
+        self, store: Any, webhooks: Webhooks, clock: Any, settings: DeliverySettings, worker: bool = True
+    ) -> None:
         self.store, self.webhooks, self.clock = store, webhooks, clock
         self.settings, self.worker_enabled = settings, worker
         self._wake = threading.Event()
@@ -241,9 +279,17 @@ class Notifier:
                 self.store.outbox_mark_failed(item.id, later(self.clock.now(), delay))
 
     def _post(self, url: str, secret: str, body: bytes, item_id: int) -> Optional[str]:
-        request = urllib.request.Request(url, data=body, method="POST", headers={
-            "Content-Type": "application/json", "User-Agent": "tilefold-webhook/1",
-            SIGNATURE_HEADER: sign(secret, body), "X-Tilefold-Delivery": str(item_id)})
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={
+                "Content-Type": "application/json",
+                "User-Agent": "tilefold-webhook/1",
+                SIGNATURE_HEADER: sign(secret, body),
+                "X-Tilefold-Delivery": str(item_id),
+            },
+        )
         try:
             with self._opener.open(request, timeout=self.settings.timeout) as response:
                 response.read(65536)

@@ -3,6 +3,7 @@
 No game rules here: the engine says what is legal (`engine.legal_actions`) and what a timeout
 does (`engine.default_action`); this module only decides *whether* to answer for the seat.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Optional

@@ -1,4 +1,5 @@
 """Match use cases: create, join, fill with bots, act, run bots, deal hands, event feeds."""
+
 from __future__ import annotations
 
 import hashlib
@@ -51,8 +52,16 @@ class MatchService:
     naming the match) and `tick` (every match, `tilefold tick`); notices are delivered by `notifier`.
     """
 
-    def __init__(self, repo: MatchRepository, *, decisions: Decisions, webhooks: Webhooks, notifier: Notifier,
-                 clock: Clock, bot_delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        repo: MatchRepository,
+        *,
+        decisions: Decisions,
+        webhooks: Webhooks,
+        notifier: Notifier,
+        clock: Clock,
+        bot_delay: float = 0.0,
+    ) -> None:
         self.repo = repo
         self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
         self.clock = clock
@@ -62,16 +71,21 @@ class MatchService:
         return iso(self.clock.now())
 
     # -- rooms ------------------------------------------------------------------
-    def create(self, variant: str, options: Optional[dict],
-               deadline_seconds: Optional[int] = None) -> tuple[str, str, Loaded]:
+    def create(
+        self, variant: str, options: Optional[dict], deadline_seconds: Optional[int] = None
+    ) -> tuple[str, str, Loaded]:
         """A new match (options validated by the engine); returns (id, owner token, match).
 
         `deadline_seconds` (correspondence play: time per decision) goes into its match_created event.
         """
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
-        event: dict[str, Any] = {"type": rooms.MATCH_CREATED, "variant": variant, "options": normalised,
-                                 "owner_token_hash": rooms.token_hash(owner_token)}
+        event: dict[str, Any] = {
+            "type": rooms.MATCH_CREATED,
+            "variant": variant,
+            "options": normalised,
+            "owner_token_hash": rooms.token_hash(owner_token),
+        }
         if deadline_seconds is not None:
             event["deadline_seconds"] = deadline_seconds
         self.repo.append(match_id, 0, [event])
@@ -83,8 +97,9 @@ class MatchService:
         seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token))
         return seat, token, self.advance(match_id)
 
-    def add_bots(self, match_id: str, owner_token: Optional[str], count: Optional[int],
-                 level: str = DEFAULT_BOT_LEVEL) -> tuple[list[int], Loaded]:
+    def add_bots(
+        self, match_id: str, owner_token: Optional[str], count: Optional[int], level: str = DEFAULT_BOT_LEVEL
+    ) -> tuple[list[int], Loaded]:
         """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS)."""
         loaded = self.repo.load(match_id)
         self.check_owner(loaded, owner_token)
@@ -106,13 +121,18 @@ class MatchService:
     @staticmethod
     def check_owner(loaded: Loaded, owner_token: Optional[str]) -> None:
         if not owner_token:
-            raise ApiError(401, "missing_token", "this needs the owner token as a Bearer token",
-                           {"WWW-Authenticate": 'Bearer realm="tilefold"'})
+            raise ApiError(
+                401,
+                "missing_token",
+                "this needs the owner token as a Bearer token",
+                {"WWW-Authenticate": 'Bearer realm="tilefold"'},
+            )
         if not rooms.matches(owner_token, loaded.room.owner_token_hash):
             raise ApiError(403, "not_owner", "the token is not this match's owner token")
 
-    def _take_seat(self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str],
-                   level: Optional[str] = None) -> int:
+    def _take_seat(
+        self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str], level: Optional[str] = None
+    ) -> int:
         """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
         for _ in range(JOIN_ATTEMPTS):
             loaded = self.repo.load(match_id)
@@ -120,8 +140,13 @@ class MatchService:
             seat = loaded.room.free_seat()
             if seat is None:
                 raise ApiError(409, "match_full", "every seat is taken")
-            joined = {"type": rooms.SEAT_JOINED, "seat": seat, "name": name or f"Bot {seat + 1}", "bot": bot,
-                      "token_hash": token_hash}
+            joined = {
+                "type": rooms.SEAT_JOINED,
+                "seat": seat,
+                "name": name or f"Bot {seat + 1}",
+                "bot": bot,
+                "token_hash": token_hash,
+            }
             events: list[dict] = [{**joined, "level": level} if bot else joined]
             state = loaded.state
             if seat == rooms.SEATS - 1:
@@ -138,8 +163,12 @@ class MatchService:
     def _start_events(loaded: Loaded) -> tuple[list[dict], Any]:
         """start_match then the first start_hand (seat 0, the first to join, deals first: K-11), and
         the state after them."""
-        start = {"action": "start_match", "variant": loaded.room.variant,
-                 "options": loaded.room.options, "first_dealer": 0}
+        start = {
+            "action": "start_match",
+            "variant": loaded.room.variant,
+            "options": loaded.room.options,
+            "first_dealer": 0,
+        }
         started, state = engine.step(loaded.state, start)
         dealt, state = engine.step(state, _deal_command())
         return started + dealt, state
@@ -156,7 +185,9 @@ class MatchService:
 
     def reissue_seat(self, match_id: str, seat: int, token_hash: str) -> Loaded:
         """A new token for a human seat (a `seat_reissued` event): the seat's old token stops working."""
-        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": token_hash})
+        return self._append_service_event(
+            match_id, {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": token_hash}
+        )
 
     def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
         """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
@@ -182,9 +213,16 @@ class MatchService:
         raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
 
     # -- appending --------------------------------------------------------------
-    def _append(self, loaded: Loaded, events: list[dict], state: Any, key: Optional[str] = None,
-                fingerprint: Optional[str] = None, own: Optional[int] = None,
-                effects: Effects = NO_EFFECTS) -> AppendResult:
+    def _append(
+        self,
+        loaded: Loaded,
+        events: list[dict],
+        state: Any,
+        key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
         """Append `events` on `loaded` (`state`: the engine state after them) with what they cause
         in the same transaction: the pending decisions' deadlines and the webhook notices."""
         effects = effects + self._consequences(loaded, events, state)
@@ -202,9 +240,16 @@ class MatchService:
             return NO_EFFECTS
 
     # -- play -------------------------------------------------------------------
-    def act(self, match_id: str, seat: int, command: dict, expected_version: Optional[int],
-            idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-            loaded: Optional[Loaded] = None) -> Acted:
+    def act(
+        self,
+        match_id: str,
+        seat: int,
+        command: dict,
+        expected_version: Optional[int],
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        loaded: Optional[Loaded] = None,
+    ) -> Acted:
         """Decide and append one seat's command, then let bots and the dealer move.
 
         `loaded` is the match as the caller just loaded it (saves a read; a stale one only conflicts).
@@ -233,8 +278,10 @@ class MatchService:
         result = acted.result
         if acted.events is None or result.recorded_at is None:
             return self.repo.read(match_id, result.first_version - 1, until=result.last_version)
-        return [Written(version, event["type"], {k: v for k, v in event.items() if k != "type"}, result.recorded_at)
-                for version, event in enumerate(acted.events, start=result.first_version)]
+        return [
+            Written(version, event["type"], {k: v for k, v in event.items() if k != "type"}, result.recorded_at)
+            for version, event in enumerate(acted.events, start=result.first_version)
+        ]
 
     def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> Acted:
         if not loaded.started:
@@ -348,7 +395,7 @@ class MatchService:
         settled = 0
         for stream in self.decisions.due_streams(self.now()):
             try:
-                settled += self.settle(stream[len(STREAM_PREFIX):])
+                settled += self.settle(stream[len(STREAM_PREFIX) :])
             except Exception:  # noqa: BLE001 - one broken match must not stop the others
                 log.exception("settling %s failed", stream)
         delivered = 0
@@ -394,8 +441,7 @@ def public_event(stored, viewer: Any) -> Optional[dict]:
         if redacted is None:
             return None
         payload = {key: value for key, value in redacted.items() if key != "type"}
-    return {"version": stored.version, "type": stored.type, "payload": payload,
-            "recorded_at": stored.recorded_at}
+    return {"version": stored.version, "type": stored.type, "payload": payload, "recorded_at": stored.recorded_at}
 
 
 def refuse_if_over(loaded: Loaded) -> None:
@@ -405,8 +451,13 @@ def refuse_if_over(loaded: Loaded) -> None:
 
 
 def version_conflict(current: int) -> ApiError:
-    return ApiError(409, "version_conflict", f"the match is at version {current}; reload and retry",
-                    {"ETag": f'"v{current}"'}, current_version=current)
+    return ApiError(
+        409,
+        "version_conflict",
+        f"the match is at version {current}; reload and retry",
+        {"ETag": f'"v{current}"'},
+        current_version=current,
+    )
 
 
 def _deal_command() -> dict:

@@ -1,4 +1,5 @@
 """JSON shapes of a match for the public and for one seat (views come from the engine)."""
+
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -18,8 +19,12 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
     """Public summary: no hidden tile (the table is engine.view(state, None))."""
     state, started = loaded.state, loaded.started
     out = {
-        "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
-        "status": status(loaded), "version": loaded.version, "created_at": loaded.room.created_at,
+        "id": loaded.match_id,
+        "variant": loaded.room.variant,
+        "options": loaded.room.options,
+        "status": status(loaded),
+        "version": loaded.version,
+        "created_at": loaded.room.created_at,
         "seats": loaded.room.public_seats(),
         "phase": engine.public_phase(state, None) if started else None,  # a window shows as "waiting"
         "hand_no": state.hand.number if started and state.hand is not None else None,
@@ -36,8 +41,13 @@ def private_view(loaded: Loaded, seat: int) -> dict[str, Any]:
     """What one seat sees: the engine's view for that seat, the room and its legal actions."""
     view = engine.view(loaded.state, seat) if loaded.started else None
     return {
-        "id": loaded.match_id, "version": loaded.version, "seat": seat, "status": status(loaded),
-        "seats": loaded.room.public_seats(), "view": view, "legal_actions": _legal(loaded, seat, view),
+        "id": loaded.match_id,
+        "version": loaded.version,
+        "seat": seat,
+        "status": status(loaded),
+        "seats": loaded.room.public_seats(),
+        "view": view,
+        "legal_actions": _legal(loaded, seat, view),
     }
 
 

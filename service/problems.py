@@ -1,4 +1,5 @@
 """RFC 9457 problem+json errors with stable codes, and the handlers that produce them."""
+
 from __future__ import annotations
 
 import http
@@ -18,10 +19,20 @@ log = logging.getLogger(__name__)
 
 #: HTTP status -> stable code for errors raised by Flask/werkzeug/webargs themselves.
 HTTP_CODES = {
-    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "body_too_large",
-    415: "unsupported_media_type", 422: "invalid_body", 428: "precondition_required",
-    429: "too_many_requests", 500: "internal_error", 503: "storage_unavailable",
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_body",
+    428: "precondition_required",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "storage_unavailable",
 }
 
 
@@ -36,8 +47,14 @@ class ApiError(Exception):
 
 def problem(status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any) -> Response:
     """A problem+json response."""
-    body = {"type": f"https://tilefold.example/problems/{code}", "title": _title(status),
-            "status": status, "detail": detail, "code": code, **extra}
+    body = {
+        "type": f"https://tilefold.example/problems/{code}",
+        "title": _title(status),
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
     resp = Response(json.dumps(body, ensure_ascii=False), status=status, mimetype=PROBLEM_TYPE)
     for name, value in (headers or {}).items():
         resp.headers[name] = value
@@ -80,9 +97,9 @@ def _body_problem(status: int, messages: Any) -> Response:
     errors = messages.get("json", messages) if isinstance(messages, dict) else messages
     if errors == ["Invalid JSON body."]:
         return problem(400, "invalid_json", "the request body is not valid JSON")
-    return problem(400, "invalid_body", f"the request body does not fit the schema: {flatten_errors(errors)}",
-                   errors=errors)
-
+    return problem(
+        400, "invalid_body", f"the request body does not fit the schema: {flatten_errors(errors)}", errors=errors
+    )
 
 
 def handle_too_deep(error: RecursionError) -> Response:
@@ -93,19 +110,18 @@ def handle_too_deep(error: RecursionError) -> Response:
 
 def handle_storage(error: StorageUnavailable) -> Response:
     log.warning("storage unavailable: %s", error)
-    return problem(503, "storage_unavailable", "event storage is unavailable, retry later",
-                   {"Retry-After": "1"})
+    return problem(503, "storage_unavailable", "event storage is unavailable, retry later", {"Retry-After": "1"})
 
 
 def handle_idempotency(error: IdempotencyMismatch) -> Response:
-    return problem(422, "idempotency_key_reused",
-                   "this Idempotency-Key was already used for a different request")
+    return problem(422, "idempotency_key_reused", "this Idempotency-Key was already used for a different request")
 
 
 def handle_illegal(error: Exception) -> Response:
     """engine.IllegalAction: 422 with the engine's reason code and the rule (RULINGS.md id, or null)."""
-    return problem(422, "illegal_action", str(error), reason=getattr(error, "code", None),
-                   rule=getattr(error, "rule", None))
+    return problem(
+        422, "illegal_action", str(error), reason=getattr(error, "code", None), rule=getattr(error, "rule", None)
+    )
 
 
 def register(app: Flask) -> None:

@@ -1,4 +1,5 @@
 """Match streams in the event store, with an in-process LRU of folded (engine, room) state."""
+
 from __future__ import annotations
 
 import logging
@@ -105,8 +106,13 @@ VERIFIED_LIMIT = 100_000  # match ids whose checked range a worker remembers
 class MatchRepository:
     """Loads and appends match streams; loading reads only the events after the cached version."""
 
-    def __init__(self, store: Union[EventStore, PostgresEventStore], cache_size: int = 512, snapshot_every: int = 100,
-                 snapshot_head: bool = True) -> None:
+    def __init__(
+        self,
+        store: Union[EventStore, PostgresEventStore],
+        cache_size: int = 512,
+        snapshot_every: int = 100,
+        snapshot_head: bool = True,
+    ) -> None:
         self.store = store
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
@@ -168,8 +174,12 @@ class MatchRepository:
             problem = "; ".join(str(p) for p in self.store.verify_stream(stream_of(match_id))[:3]) or None
         if problem:
             log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
-            raise ApiError(503, "integrity_error", "this match's stored events fail their hash chain "
-                           "(the database was edited); the operator has been alerted")
+            raise ApiError(
+                503,
+                "integrity_error",
+                "this match's stored events fail their hash chain "
+                "(the database was edited); the operator has been alerted",
+            )
         if len(self._verified) >= VERIFIED_LIMIT:
             self._verified.clear()  # forgetting only means checking again
         self._verified[match_id] = after  # rows after this version have been checked in this worker
@@ -189,24 +199,44 @@ class MatchRepository:
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
         return Loaded(match_id, new[-1].version, state, room)
 
-    def append(self, match_id: str, expected_version: int, events: list[dict[str, Any]],
-               idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-               own: Optional[int] = None, effects: Effects = NO_EFFECTS) -> AppendResult:
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        events: list[dict[str, Any]],
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
         """Append to the match's stream, with its `effects` in the same transaction; `own`: see
         EventStore.append (the result covers those)."""
-        return self.store.append(stream_of(match_id), expected_version,
-                                 [to_new_event(e) for e in events],
-                                 idempotency_key, request_fingerprint=fingerprint, own=own,
-                                 outbox=effects.notices or None, extra=_run_all(effects.writes))
+        return self.store.append(
+            stream_of(match_id),
+            expected_version,
+            [to_new_event(e) for e in events],
+            idempotency_key,
+            request_fingerprint=fingerprint,
+            own=own,
+            outbox=effects.notices or None,
+            extra=_run_all(effects.writes),
+        )
 
     def prior_result(self, match_id: str, idempotency_key: str, fingerprint: Optional[str]) -> Optional[AppendResult]:
         """The first result stored under an idempotency key of this match (replayed=True), or None;
         IdempotencyMismatch when the key was used with another request."""
         return self.store.idempotent_result(idempotency_key, stream_of(match_id), fingerprint)
 
-    def append_on(self, loaded: Loaded, events: list[dict[str, Any]], state: Any = None,
-                  idempotency_key: Optional[str] = None, fingerprint: Optional[str] = None,
-                  own: Optional[int] = None, effects: Effects = NO_EFFECTS) -> AppendResult:
+    def append_on(
+        self,
+        loaded: Loaded,
+        events: list[dict[str, Any]],
+        state: Any = None,
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
         """Append on top of `loaded`, then cache the match folded in memory (no re-read, no re-fold).
 
         `state` is the engine state after `events` when the caller already has it. The append only
@@ -236,10 +266,10 @@ class MatchRepository:
     def match_ids_newest_first(self, before: Optional[str] = None, limit: int = 100) -> list[str]:
         """Match ids, newest first by creation; `before`: a match id (the page's cursor)."""
         streams = self.store.streams_newest_first(STREAM_PREFIX, None if before is None else stream_of(before), limit)
-        return [s[len(STREAM_PREFIX):] for s in streams]
+        return [s[len(STREAM_PREFIX) :] for s in streams]
 
     def match_ids(self) -> list[str]:
-        return [s[len(STREAM_PREFIX):] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]
+        return [s[len(STREAM_PREFIX) :] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]
 
 
 def room_after(room: rooms.Room, events: list[dict[str, Any]]) -> rooms.Room:
@@ -258,6 +288,7 @@ def _run_all(writes: tuple[Callable[[Any], None], ...]) -> Optional[Callable[[An
     def run(conn: Any) -> None:
         for write in writes:
             write(conn)
+
     return run
 
 

@@ -1,4 +1,5 @@
 """The room projection: who sits where, owner token hash; folded from service-level events."""
+
 from __future__ import annotations
 
 import hashlib
@@ -66,9 +67,10 @@ class Room:
         return (taken.level if taken is not None else None) or "easy"
 
     def public_seats(self) -> list[Optional[dict]]:
-        return [None if s is None else {"seat": i, "name": s.name, "bot": s.bot,
-                                        **({"level": s.level} if s.bot else {})}
-                for i, s in enumerate(self.seats)]
+        return [
+            None if s is None else {"seat": i, "name": s.name, "bot": s.bot, **({"level": s.level} if s.bot else {})}
+            for i, s in enumerate(self.seats)
+        ]
 
 
 def new_token() -> str:
@@ -112,22 +114,29 @@ def _same_hash(presented_hash: str, stored_hash: Optional[str]) -> bool:
 def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:
     """Apply one service event to the room (other event types leave it unchanged)."""
     if event_type == MATCH_CREATED:
-        return replace(room, variant=payload["variant"], options=dict(payload["options"]),
-                       owner_token_hash=payload["owner_token_hash"], created_at=recorded_at,
-                       deadline_seconds=payload.get("deadline_seconds"))
+        return replace(
+            room,
+            variant=payload["variant"],
+            options=dict(payload["options"]),
+            owner_token_hash=payload["owner_token_hash"],
+            created_at=recorded_at,
+            deadline_seconds=payload.get("deadline_seconds"),
+        )
     if event_type == SEAT_JOINED:
         seats = list(room.seats)
         bot = bool(payload["bot"])
-        seats[payload["seat"]] = Seat(payload["name"], bot, payload.get("token_hash"),
-                                      payload.get("level", "easy") if bot else None)
+        seats[payload["seat"]] = Seat(
+            payload["name"], bot, payload.get("token_hash"), payload.get("level", "easy") if bot else None
+        )
         return replace(room, seats=tuple(seats))
     if event_type == SEAT_REISSUED:
         seats = list(room.seats)
         seats[payload["seat"]] = replace(seats[payload["seat"]], token_hash=payload["token_hash"])
         return replace(room, seats=tuple(seats))
     if event_type == ORDERS_SET:
-        return replace(room, orders=_at(room.orders, payload["seat"],
-                                        (bool(payload["auto_pass"]), bool(payload["auto_discard"]))))
+        return replace(
+            room, orders=_at(room.orders, payload["seat"], (bool(payload["auto_pass"]), bool(payload["auto_discard"])))
+        )
     if event_type == WEBHOOK_SET:
         return replace(room, webhooks=_at(room.webhooks, payload["seat"], bool(payload["registered"])))
     if event_type == SPECTATING_SET:
@@ -136,7 +145,7 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
 
 
 def _at(values: tuple, index: int, value: Any) -> tuple:
-    return values[:index] + (value,) + values[index + 1:]
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 def fold(events: Iterable[Any], room: Optional[Room] = None) -> Room:

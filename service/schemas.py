@@ -1,4 +1,5 @@
 """Marshmallow schemas at the HTTP/CLI boundary (requests RAISE on unknown fields)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,8 +45,9 @@ class ProblemSchema(Schema):
     detail = fields.String()
     code = fields.String(metadata={"description": "stable error code, e.g. version_conflict"})
     current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
-    rule = fields.String(allow_none=True,
-                         metadata={"description": "422 illegal_action: the RULINGS.md rule that forbids it"})
+    rule = fields.String(
+        allow_none=True, metadata={"description": "422 illegal_action: the RULINGS.md rule that forbids it"}
+    )
     reason = fields.String(metadata={"description": "422 illegal_action: the engine's code"})
     errors = fields.Raw(metadata={"description": "400 invalid_body: errors per field"})
 
@@ -53,8 +55,11 @@ class ProblemSchema(Schema):
 # -- rooms ----------------------------------------------------------------------
 class MatchCreateSchema(Strict):
     variant = fields.String(required=True, validate=validate.OneOf(VARIANTS))
-    options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "engine options, e.g. {\"hands\": 8, \"base\": 1}"})
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": 'engine options, e.g. {"hands": 8, "base": 1}'},
+    )
 
 
 class SeatPublicSchema(Schema):
@@ -85,15 +90,21 @@ class MatchListSchema(Schema):
 
 
 class MatchListQuerySchema(Schema):
-    before = fields.String(validate=validate.Length(min=1, max=64), metadata={
-        "description": "a match id: list only matches created before it (the `next` link's cursor)"})
+    before = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "a match id: list only matches created before it (the `next` link's cursor)"},
+    )
 
 
 class MatchCreatedSchema(Schema):
     id = fields.String()
     owner_token = fields.String(metadata={"description": "shown once; Bearer token for /bots"})
-    invite_url = fields.String(metadata={"description": "absolute URL of the invite page: share it, a friend "
-                                                        "opens it, picks a name and takes the next seat"})
+    invite_url = fields.String(
+        metadata={
+            "description": "absolute URL of the invite page: share it, a friend "
+            "opens it, picks a name and takes the next seat"
+        }
+    )
     match = fields.Nested(MatchSummarySchema)
 
 
@@ -104,18 +115,31 @@ class JoinSchema(Strict):
 class JoinedSchema(Schema):
     seat = fields.Integer()
     token = fields.String(metadata={"description": "shown once; Bearer token for this seat"})
-    play_url = fields.String(metadata={"description": "absolute URL opening this seat's table in a browser with "
-                                                      "no other step (the token rides in the #fragment, which the "
-                                                      "page moves into an HttpOnly cookie at once)"})
+    play_url = fields.String(
+        metadata={
+            "description": "absolute URL opening this seat's table in a browser with "
+            "no other step (the token rides in the #fragment, which the "
+            "page moves into an HttpOnly cookie at once)"
+        }
+    )
     match = fields.Nested(MatchSummarySchema)
 
 
 class BotsSchema(Strict):
-    count = fields.Integer(strict=True, validate=validate.Range(min=1, max=3), load_default=None,
-                           metadata={"description": "how many empty seats to fill (default all)"})
-    level = fields.String(validate=validate.OneOf(["easy", "normal"]), load_default="normal",
-                          metadata={"description": "bot strength: normal (default; the hand analyser, wait values, "
-                                                   "caution against a declared hand) or easy (keeps connected tiles)"})
+    count = fields.Integer(
+        strict=True,
+        validate=validate.Range(min=1, max=3),
+        load_default=None,
+        metadata={"description": "how many empty seats to fill (default all)"},
+    )
+    level = fields.String(
+        validate=validate.OneOf(["easy", "normal"]),
+        load_default="normal",
+        metadata={
+            "description": "bot strength: normal (default; the hand analyser, wait values, "
+            "caution against a declared hand) or easy (keeps connected tiles)"
+        },
+    )
 
 
 class BotsAddedSchema(Schema):
@@ -136,8 +160,11 @@ class ChatPostSchema(Strict):
 
 class ChatQuerySchema(Schema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**62))
-    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0),
-                        metadata={"description": "long-poll seconds for a line after ?after= (capped)"})
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0),
+        metadata={"description": "long-poll seconds for a line after ?after= (capped)"},
+    )
 
 
 class ChatLineSchema(Schema):
@@ -154,8 +181,11 @@ class ChatListSchema(Schema):
 
 # -- play -----------------------------------------------------------------------
 class ViewQuerySchema(Schema):
-    wait = fields.Float(load_default=0.0, validate=validate.Range(min=0),
-                        metadata={"description": "long-poll seconds (with If-None-Match; capped)"})
+    wait = fields.Float(
+        load_default=0.0,
+        validate=validate.Range(min=0),
+        metadata={"description": "long-poll seconds (with If-None-Match; capped)"},
+    )
 
 
 class PrivateViewSchema(Schema):
@@ -172,8 +202,9 @@ class PrivateViewSchema(Schema):
 class ActionSchema(Strict):
     action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
     tile = fields.String(validate=check_tile)
-    expected_version = fields.Integer(strict=True, validate=validate.Range(min=0),
-                                      metadata={"description": "alternative to If-Match"})
+    expected_version = fields.Integer(
+        strict=True, validate=validate.Range(min=0), metadata={"description": "alternative to If-Match"}
+    )
 
 
 class EventItemSchema(Schema):
@@ -188,9 +219,13 @@ class ActionResultSchema(Schema):
     first_version = fields.Integer()
     version = fields.Integer(metadata={"description": "version after this action's own events"})
     events = fields.List(fields.Nested(EventItemSchema))
-    view = fields.Nested(PrivateViewSchema, metadata={
-        "description": "the acting seat's view after the bots and the dealer moved (as GET .../view); "
-                       "its version is the ETag and the next If-Match"})
+    view = fields.Nested(
+        PrivateViewSchema,
+        metadata={
+            "description": "the acting seat's view after the bots and the dealer moved (as GET .../view); "
+            "its version is the ETag and the next If-Match"
+        },
+    )
 
 
 class EventsQuerySchema(Schema):
@@ -199,7 +234,7 @@ class EventsQuerySchema(Schema):
 
 class EventListSchema(Schema):
     version = fields.Integer()
-    viewer = fields.Raw(metadata={"description": "seat number, null (public) or \"all\""})
+    viewer = fields.Raw(metadata={"description": 'seat number, null (public) or "all"'})
     events = fields.List(fields.Nested(EventItemSchema))
 
 
@@ -224,8 +259,9 @@ class ScoreInputSchema(Strict):
     options = fields.Dict(keys=fields.String(), load_default=dict)
     seat = fields.Integer(strict=True, required=True, validate=SEAT)
     dealer = fields.Integer(strict=True, required=True, validate=SEAT)
-    hand = fields.String(required=True, validate=check_hand,
-                         metadata={"description": "concealed tiles including the winning tile"})
+    hand = fields.String(
+        required=True, validate=check_hand, metadata={"description": "concealed tiles including the winning tile"}
+    )
     melds = fields.List(fields.Nested(MeldSchema), load_default=list)
     win_tile = fields.String(required=True, validate=check_tile)
     win_by = fields.String(required=True, validate=validate.OneOf(WIN_BY))

@@ -1,4 +1,5 @@
 """Marshmallow schemas of correspondence play: deadlines, standing orders, webhooks, spectators."""
+
 from __future__ import annotations
 
 from flask import current_app
@@ -37,9 +38,12 @@ class CorrespondenceCreateSchema(MatchCreateSchema):
     """POST /api/matches: the engine's variant and options plus the service's move deadline."""
 
     deadline_seconds = fields.Integer(
-        load_default=None, allow_none=True, strict=True,
+        load_default=None,
+        allow_none=True,
+        strict=True,
         validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE),
-        metadata={"description": "time per decision, 3600 (1 hour) to 604800 (7 days); none by default"})
+        metadata={"description": "time per decision, 3600 (1 hour) to 604800 (7 days); none by default"},
+    )
 
 
 class DeadlineSchema(Schema):
@@ -49,10 +53,15 @@ class DeadlineSchema(Schema):
 
 
 class OrdersSchema(Strict):
-    auto_pass = strict_bool(load_default=False, metadata={
-        "description": "answer pass to every question (claims, rob-the-kong, 报听 window) unless hu is legal"})
-    auto_discard = strict_bool(load_default=False, metadata={
-        "description": "on one's own turn discard the drawn tile unless hu is legal"})
+    auto_pass = strict_bool(
+        load_default=False,
+        metadata={
+            "description": "answer pass to every question (claims, rob-the-kong, 报听 window) unless hu is legal"
+        },
+    )
+    auto_discard = strict_bool(
+        load_default=False, metadata={"description": "on one's own turn discard the drawn tile unless hu is legal"}
+    )
 
 
 class OrdersResultSchema(Schema):
@@ -99,5 +108,9 @@ class SpectateEventsSchema(Schema):
 
 
 class StreamQuerySchema(Schema):
-    after = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=0),
-                           metadata={"description": "start after this version (Last-Event-ID wins)"})
+    after = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "start after this version (Last-Event-ID wins)"},
+    )

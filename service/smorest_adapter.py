@@ -8,6 +8,7 @@
   loaded by the schema directly (`_plain_input`). bench/http.py in A/B (docs/API.md, "Framework
   internals") measured what that saves.
 """
+
 from __future__ import annotations
 
 import functools
@@ -88,7 +89,9 @@ class Blueprint(flask_smorest.Blueprint):
                 if not data and location == "query":
                     defaults["values"] = dict(values)
                 return func(*f_args, values, **f_kwargs)
+
             return direct
+
         return decorate
 
 
@@ -109,7 +112,9 @@ def _plain_input(location: str) -> Optional[dict]:
 
 def _doc_only(decorator: Callable) -> Callable:
     """Keep the `_apidoc` a flask-smorest decorator computes; drop the wrapper it returns."""
+
     def apply(func: Callable) -> Callable:
         setattr(func, APIDOC, getattr(decorator(func), APIDOC))
         return func
+
     return apply

@@ -11,6 +11,7 @@ of the state's classes: a snapshot of any other format is ignored (and a new one
 Snapshots are pickles of (MatchState, Room) written only by this service into its own database
 (never imported: an import stores events only); docs/STORE.md, "Snapshots".
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,5 @@
 """Server-Sent Events for one viewer of a match: resumable (id = version), heartbeats, bounded life."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,20 @@ def message(item: dict) -> str:
     return f"id: {item['version']}\ndata: {data}\n\n"
 
 
-def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetime: float, heartbeat: float,
-           hub: Any, idle: float = 0.0, allowed=None, slot: Any = None, shared: Any = None) -> Iterator[str]:
+def events(
+    svc: MatchService,
+    match_id: str,
+    viewer: Any,
+    after: int,
+    *,
+    lifetime: float,
+    heartbeat: float,
+    hub: Any,
+    idle: float = 0.0,
+    allowed=None,
+    slot: Any = None,
+    shared: Any = None,
+) -> Iterator[str]:
     """Yield SSE messages from version `after` on until `lifetime` seconds pass, `idle` seconds pass
     without an event (0: never), or the match is over. Between events the stream waits on the
     worker's WaiterHub (no query of its own); a `: heartbeat` comment goes out every `heartbeat` s.
@@ -44,8 +57,18 @@ def events(svc: MatchService, match_id: str, viewer: Any, after: int, *, lifetim
             slot.release()
 
 
-def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime: float, heartbeat: float,
-            hub: Any, idle: float, allowed, shared: Any) -> Iterator[str]:
+def _events(
+    svc: MatchService,
+    match_id: str,
+    viewer: Any,
+    after: int,
+    lifetime: float,
+    heartbeat: float,
+    hub: Any,
+    idle: float,
+    allowed,
+    shared: Any,
+) -> Iterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
     started = beat = active = time.monotonic()
     last = after
@@ -54,7 +77,7 @@ def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime:
         if current > last:
             loaded = svc.repo.load(match_id)
             if allowed is not None and not allowed(loaded):
-                yield "event: forbidden\ndata: {\"code\": \"spectating_disabled\"}\n\n"
+                yield 'event: forbidden\ndata: {"code": "spectating_disabled"}\n\n'
                 return
             yield _messages(svc, loaded, viewer, last, shared)
             last, beat = max(last, loaded.version), time.monotonic()
@@ -75,8 +98,10 @@ def _events(svc: MatchService, match_id: str, viewer: Any, after: int, lifetime:
 def _messages(svc: MatchService, loaded: Loaded, viewer: Any, after: int, shared: Any) -> str:
     """The SSE messages of the events after `after` for `viewer`: made once for all the streams of
     that viewer woken by the same version (`shared`), not once per stream."""
+
     def make() -> str:
         return "".join(message(item) for item in items_for(svc, loaded, viewer, after))
+
     if shared is None:
         return make()
     return shared.get_or_make(("sse", loaded.match_id, loaded.version, viewer, after), make)

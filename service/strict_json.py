@@ -5,6 +5,7 @@ would fail on it) and refuses integers longer than 4,300 digits with a ValueErro
 int-from-string limit) deep inside the request. Both used to answer 500. `check_body()` runs before
 every view and reads a JSON body once, so such a body is a 400 problem before anything is stored.
 """
+
 from __future__ import annotations
 
 import json

@@ -14,6 +14,7 @@ thread of its own under gevent.
 `WaitLimits` caps how many waits are open at once: per client address (429) and in all (503),
 both with Retry-After (docs/API.md, "Waiting").
 """
+
 from __future__ import annotations
 
 import logging
@@ -40,7 +41,7 @@ class _Watch:
 
 
 class PollingSource:
-    """"Appends may have happened" every `interval` seconds (SQLite: no notifications)."""
+    """ "Appends may have happened" every `interval` seconds (SQLite: no notifications)."""
 
     def __init__(self, interval: float) -> None:
         self.interval = interval
@@ -188,11 +189,13 @@ class WaitLimits:
         with self._lock:
             mine = self._by_address.get(address, 0)
             if self.per_address > 0 and mine >= self.per_address:
-                raise self._refusal(429, "too_many_waits",
-                                    f"at most {self.per_address} open streams and long-polls per client address")
+                raise self._refusal(
+                    429, "too_many_waits", f"at most {self.per_address} open streams and long-polls per client address"
+                )
             if self.total > 0 and self._open >= self.total:
-                raise self._refusal(503, "server_waits_full",
-                                    "the server holds as many open streams and long-polls as it allows")
+                raise self._refusal(
+                    503, "server_waits_full", "the server holds as many open streams and long-polls as it allows"
+                )
             self._by_address[address] = mine + 1
             self._open += 1
         return Slot(self, address)
@@ -242,8 +245,9 @@ def install(app: Any, repo: Any) -> None:
     """The worker's hub and limits on `app`; the repository's appends wake this worker's waiters."""
     config = app.config
     app.extensions["tilefold_waiters"] = hub_ = WaiterHub(repo.store, config["POLL_INTERVAL"])
-    app.extensions["tilefold_wait_limits"] = WaitLimits(config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"],
-                                                        config["WAIT_RETRY_AFTER"])
+    app.extensions["tilefold_wait_limits"] = WaitLimits(
+        config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"], config["WAIT_RETRY_AFTER"]
+    )
     app.extensions["tilefold_shared_answers"] = SharedAnswers()
     watch = getattr(repo.store, "watch", None)
     if watch is not None:
@@ -252,14 +256,17 @@ def install(app: Any, repo: Any) -> None:
 
 def hub() -> WaiterHub:
     from flask import current_app
+
     return current_app.extensions["tilefold_waiters"]
 
 
 def shared() -> SharedAnswers:
     from flask import current_app
+
     return current_app.extensions["tilefold_shared_answers"]
 
 
 def limits() -> WaitLimits:
     from flask import current_app
+
     return current_app.extensions["tilefold_wait_limits"]

@@ -1,4 +1,5 @@
 """Request helpers shared by the blueprints: the service, bearer tokens, ETags, fingerprints."""
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,12 @@ def optional_viewer(loaded: Loaded) -> Optional[int]:
         return None
     token = bearer_token()
     if token is None:
-        raise ApiError(401, "invalid_authorization", "Authorization must be 'Bearer <seat token>' "
-                       "(or absent, for the public view)", BEARER)
+        raise ApiError(
+            401,
+            "invalid_authorization",
+            "Authorization must be 'Bearer <seat token>' (or absent, for the public view)",
+            BEARER,
+        )
     return seat_for(loaded, token)
 
 

@@ -5,6 +5,7 @@ a file in tmp_path, or a new schema in the test PostgreSQL database (TILEFOLD_TE
 throwaway cluster tests/pgserver.py starts). Tests reach the raw tables through `backend.sql`
 (bypassing the store and its append-only guard, to tamper) and `backend.count`.
 """
+
 from __future__ import annotations
 
 import atexit

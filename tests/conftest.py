@@ -1,4 +1,5 @@
 """Shared fixtures: a Flask app on a temp database and a small client for the match API."""
+
 from __future__ import annotations
 
 import os
@@ -61,8 +62,9 @@ class MatchClient:
         assert reply.status == 200, reply
         return reply.body
 
-    def new_match(self, variant: str = "koudiandian", options: Optional[dict] = None,
-                  humans: int = 4) -> tuple[str, str, list[str]]:
+    def new_match(
+        self, variant: str = "koudiandian", options: Optional[dict] = None, humans: int = 4
+    ) -> tuple[str, str, list[str]]:
         """A started match with `humans` joined seats (the rest bots); returns (id, owner, tokens)."""
         match_id, owner = self.create(variant, options)
         tokens = [self.join(match_id, f"player{i}") for i in range(humans)]
@@ -70,8 +72,9 @@ class MatchClient:
             self.bots(match_id, owner)
         return match_id, owner, tokens
 
-    def play_randomly(self, match_id: str, tokens: list[str], rng: random.Random,
-                      max_steps: int = 20_000, on_reply=None) -> int:
+    def play_randomly(
+        self, match_id: str, tokens: list[str], rng: random.Random, max_steps: int = 20_000, on_reply=None
+    ) -> int:
         """Every human seat picks a random legal action until the match is over; returns actions."""
         actions = 0
         for _ in range(max_steps):
@@ -102,6 +105,7 @@ def flask_transport(client):
         resp = client.open(path, method=method, json=json, headers=headers)
         body = resp.get_json(silent=True) if resp.data else None
         return Reply(resp.status_code, body, resp.headers)
+
     return transport
 
 
@@ -114,6 +118,7 @@ def requests_transport(base: str, session=None):
         resp = session.request(method, base + path, json=json, headers=headers, timeout=60)
         body = resp.json() if resp.content else None
         return Reply(resp.status_code, body, resp.headers)
+
     return transport
 
 

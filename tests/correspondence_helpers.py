@@ -1,4 +1,5 @@
 """Helpers for the correspondence-play tests: a driven clock, preset deals and a webhook receiver."""
+
 from __future__ import annotations
 
 import http.server
@@ -22,8 +23,13 @@ class App:
         from service.clock import ManualClock
 
         self.clock = ManualClock()
-        settings = {"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True, "CLOCK": self.clock,
-                    "WEBHOOK_WORKER": False, "WEBHOOK_ALLOW_PRIVATE": True}
+        settings = {
+            "DATABASE": str(tmp_path / "tilefold.db"),
+            "TESTING": True,
+            "CLOCK": self.clock,
+            "WEBHOOK_WORKER": False,
+            "WEBHOOK_ALLOW_PRIVATE": True,
+        }
         settings.update(config)
         self.app = create_app(settings)
         self.api = MatchClient(flask_transport(self.app.test_client()))
@@ -60,11 +66,13 @@ class App:
 @pytest.fixture
 def preset(monkeypatch):
     """preset(hands, wall, wild): every hand the service deals starts from this preset."""
+
     def use(hands: list[str], wall: str, wild: Optional[str] = None) -> None:
         import service.play
 
         command = {"action": "start_hand", "preset": {"hands": hands, "wall": wall, "wild": wild}}
         monkeypatch.setattr(service.play, "_deal_command", lambda: dict(command))
+
     return use
 
 

@@ -10,11 +10,22 @@ from engine import IllegalAction, decide, fold, initial_state, legal_actions
 from engine.state import MatchState
 
 
-def given(variant: str, hands: list[str], wall: str = "", *, wild: Optional[str] = None,
-          options: Optional[dict] = None, dealer: int = 0) -> MatchState:
+def given(
+    variant: str,
+    hands: list[str],
+    wall: str = "",
+    *,
+    wild: Optional[str] = None,
+    options: Optional[dict] = None,
+    dealer: int = 0,
+) -> MatchState:
     """A match started with `options` and one preset hand dealt (the dealer's string has 14 tiles)."""
-    state = fold(decide(initial_state(), {"action": "start_match", "variant": variant,
-                                           "options": options or {}, "first_dealer": dealer}))
+    state = fold(
+        decide(
+            initial_state(),
+            {"action": "start_match", "variant": variant, "options": options or {}, "first_dealer": dealer},
+        )
+    )
     preset = {"hands": hands, "wall": wall, "wild": wild}
     return fold(decide(state, {"action": "start_hand", "preset": preset}), state)
 
@@ -36,8 +47,15 @@ def play(state: MatchState, *steps) -> tuple[MatchState, list[dict]]:
     return state, log
 
 
-def then_refused(state: MatchState, seat: int, action: str, tile: Optional[str] = None,
-                 *, rule: Optional[str] = None, code: Optional[str] = None) -> IllegalAction:
+def then_refused(
+    state: MatchState,
+    seat: int,
+    action: str,
+    tile: Optional[str] = None,
+    *,
+    rule: Optional[str] = None,
+    code: Optional[str] = None,
+) -> IllegalAction:
     with pytest.raises(IllegalAction) as info:
         when(state, seat, action, tile)
     if rule is not None:

@@ -8,6 +8,7 @@ so as root the cluster belongs to the `postgres` user (its commands run through 
     python tests/pgserver.py start DIR   # prints the URL; the server keeps running
     python tests/pgserver.py stop DIR
 """
+
 from __future__ import annotations
 
 import glob
@@ -24,14 +25,21 @@ from typing import Optional
 
 DATABASE = "tilefold_test"
 #: settings for a test server: small, local only; fsync stays on unless asked (bench wants it)
-SETTINGS = {"listen_addresses": "'127.0.0.1'", "max_connections": "200", "shared_buffers": "64MB",
-            "max_wal_size": "256MB", "log_min_messages": "warning"}
+SETTINGS = {
+    "listen_addresses": "'127.0.0.1'",
+    "max_connections": "200",
+    "shared_buffers": "64MB",
+    "max_wal_size": "256MB",
+    "log_min_messages": "warning",
+}
 
 
 def binaries() -> Optional[str]:
     """The newest /usr/lib/postgresql/N/bin holding initdb and pg_ctl, or None."""
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
+    )
     for initdb in reversed(found):
         folder = os.path.dirname(initdb)
         if os.path.exists(os.path.join(folder, "pg_ctl")):
@@ -54,10 +62,13 @@ def _owner() -> Optional[str]:
 def _run(argv: list[str], owner: Optional[str], timeout: float = 120) -> None:
     if owner:
         argv = ["su", owner, "-s", "/bin/sh", "-c", " ".join(shlex.quote(a) for a in argv)]
-    result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                            stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, stdin=subprocess.DEVNULL
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"{argv[0] if not owner else argv[-1]} failed: {result.stdout.decode(errors='replace')[-2000:]}")
+        raise RuntimeError(
+            f"{argv[0] if not owner else argv[-1]} failed: {result.stdout.decode(errors='replace')[-2000:]}"
+        )
 
 
 def _free_port() -> int:
@@ -80,16 +91,19 @@ def start(folder: str, *, fsync: bool = False) -> str:
         entry = pwd.getpwnam(owner)
         for path in (folder, sockets):
             os.chown(path, entry.pw_uid, entry.pw_gid)
-    _run([f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"],
-         owner)
+    _run([f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"], owner)
     port = _free_port()
-    options = dict(SETTINGS, port=str(port), unix_socket_directories=f"'{sockets}'",
-                   fsync="on" if fsync else "off", synchronous_commit="on" if fsync else "off",
-                   full_page_writes="on" if fsync else "off")
+    options = dict(
+        SETTINGS,
+        port=str(port),
+        unix_socket_directories=f"'{sockets}'",
+        fsync="on" if fsync else "off",
+        synchronous_commit="on" if fsync else "off",
+        full_page_writes="on" if fsync else "off",
+    )
     with open(os.path.join(data, "postgresql.auto.conf"), "a", encoding="utf-8") as conf:
         conf.writelines(f"{key} = {value}\n" for key, value in options.items())
-    _run([f"{bin_dir}/pg_ctl", "-D", data, "-l", os.path.join(folder, "server.log"), "-w", "-t", "60", "start"],
-         owner)
+    _run([f"{bin_dir}/pg_ctl", "-D", data, "-l", os.path.join(folder, "server.log"), "-w", "-t", "60", "start"], owner)
     _run([f"{bin_dir}/createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", DATABASE], owner)
     url = f"postgresql://postgres@127.0.0.1:{port}/{DATABASE}"
     with open(os.path.join(folder, "url"), "w", encoding="utf-8") as out:

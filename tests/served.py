@@ -1,4 +1,5 @@
 """`tilefold serve` (gunicorn, 2 gevent workers) on a free 127.0.0.1 port, for tests over real HTTP."""
+
 from __future__ import annotations
 
 import contextlib
@@ -45,8 +46,14 @@ def serving(db: Path, **env: str) -> Iterator[str]:
     script = Path(sys.executable).with_name("tilefold")
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
     cmd = launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--threads", "4"]
-    proc = subprocess.Popen(cmd, env=environ, cwd=str(Path(__file__).resolve().parents[1]),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=environ,
+        cwd=str(Path(__file__).resolve().parents[1]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base, proc)

@@ -19,13 +19,16 @@ def counts_of(text: str) -> list[int]:
     return to_counts(parse(text))
 
 
-@pytest.mark.parametrize("hand, sets, expected", [
-    ("123m456p789sEEECC", 4, -1),  # G-4 complete
-    ("123m456p789sEEEC", 4, 0),  # ready on 中
-    ("123m456p789sEECF", 4, 1),
-    ("1m4m7m1p4p7p1s4s7sESWN", 4, 8),  # 13 isolated tiles, far from anything
-    ("11m22m33m44m55m66m7m", 4, 0),  # K-7 seven pairs: ready (with 七小对 counted)
-])
+@pytest.mark.parametrize(
+    "hand, sets, expected",
+    [
+        ("123m456p789sEEECC", 4, -1),  # G-4 complete
+        ("123m456p789sEEEC", 4, 0),  # ready on 中
+        ("123m456p789sEECF", 4, 1),
+        ("1m4m7m1p4p7p1s4s7sESWN", 4, 8),  # 13 isolated tiles, far from anything
+        ("11m22m33m44m55m66m7m", 4, 0),  # K-7 seven pairs: ready (with 七小对 counted)
+    ],
+)
 def test_given_a_hand_without_wilds_when_analysed_then_its_shanten(hand, sets, expected):
     seven = expected == 0 and "11m22m" in hand
     assert A.shanten(counts_of(hand), 0, sets=sets, seven_pairs=seven) == expected
@@ -89,7 +92,9 @@ def test_differential_sample_against_the_brute_force_reference():
         seven = rules.seven_pairs and sets == 4
         natural, wilds = A.split(counts, wild)
         assert A.hand_missing(counts, sets, rules) == ref_missing(
-            natural, wilds, sets=sets, seven_pairs=seven, stand_in=rules.stand_in), (counts, wild, sets, variant)
+            natural, wilds, sets=sets, seven_pairs=seven, stand_in=rules.stand_in
+        ), (counts, wild, sets, variant)
         if sum(counts) == 3 * sets + 1:
             assert A.waits(counts, sets, rules) == ref_waits(
-                natural, wilds, wild, sets=sets, seven_pairs=seven, stand_in=rules.stand_in)
+                natural, wilds, wild, sets=sets, seven_pairs=seven, stand_in=rules.stand_in
+            )

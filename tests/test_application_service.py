@@ -1,5 +1,6 @@
 """One application service: no subclass swapped in at start-up, no proxy around the store, and every
 method a route or page calls on the service exists on MatchService (checked in the source)."""
+
 from __future__ import annotations
 
 import ast
@@ -36,7 +37,9 @@ def test_routes_and_pages_call_only_what_the_service_has():
     missing = {}
     for folder in ("service/routes", "service/pages", "replay_viewer", "service"):
         for path in (ROOT / folder).glob("*.py"):
-            unknown = {name for name in _service_calls(path) if name not in ATTRIBUTES and not hasattr(MatchService, name)}
+            unknown = {
+                name for name in _service_calls(path) if name not in ATTRIBUTES and not hasattr(MatchService, name)
+            }
             if unknown:
                 missing[str(path.relative_to(ROOT))] = sorted(unknown)
     assert missing == {}

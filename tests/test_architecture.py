@@ -9,8 +9,23 @@ import pathlib
 import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FORBIDDEN = {"flask", "marshmallow", "sqlite3", "sqlite_utils", "events", "service", "replay_viewer", "secrets",
-             "time", "datetime", "random", "apispec", "flask_smorest", "psycopg", "psycopg_pool"}
+FORBIDDEN = {
+    "flask",
+    "marshmallow",
+    "sqlite3",
+    "sqlite_utils",
+    "events",
+    "service",
+    "replay_viewer",
+    "secrets",
+    "time",
+    "datetime",
+    "random",
+    "apispec",
+    "flask_smorest",
+    "psycopg",
+    "psycopg_pool",
+}
 OURS = {"engine", "events", "service", "replay_viewer", "bench", "tests"}
 
 
@@ -40,8 +55,11 @@ def _offenders(package: str, forbidden: set[str]) -> dict[str, list[str]]:
 
 
 def test_engine_imports_nothing_impure():
-    offenders = {str(p.relative_to(ROOT)): sorted(_imports(p) & FORBIDDEN)
-                 for p in (ROOT / "engine").rglob("*.py") if _imports(p) & FORBIDDEN}
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(_imports(p) & FORBIDDEN)
+        for p in (ROOT / "engine").rglob("*.py")
+        if _imports(p) & FORBIDDEN
+    }
     assert offenders == {}
 
 
@@ -61,8 +79,14 @@ def test_service_imports_engine_and_events_never_the_other_way():
 
 def test_service_uses_the_event_store_only_through_its_public_surface():
     """No events.connection, no schema module: connections, DDL, SQL dialects and leases are the store's."""
-    internal = {"events.connection", "events.schema", "events.pg_schema", "events.side_tables", "events.postgres",
-                "events.store"}
+    internal = {
+        "events.connection",
+        "events.schema",
+        "events.pg_schema",
+        "events.side_tables",
+        "events.postgres",
+        "events.store",
+    }
     private = {str(p.relative_to(ROOT)): sorted(_modules(p) & internal) for p in (ROOT / "service").rglob("*.py")}
     assert {path: names for path, names in private.items() if names} == {}
 
@@ -74,9 +98,13 @@ def test_replay_viewer_and_service_import_one_way_only():
 
 def test_service_writes_no_sql_of_the_event_store_tables():
     """The outbox, events and idempotency tables are events/' own: service/ has no UPDATE/INSERT/DELETE on them."""
-    pattern = re.compile(r"\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(outbox|events|idempotency|stream_heads|meta)\b", re.I)
-    found = {str(p.relative_to(ROOT)): pattern.findall(p.read_text(encoding="utf-8"))
-             for p in (ROOT / "service").rglob("*.py")}
+    pattern = re.compile(
+        r"\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(outbox|events|idempotency|stream_heads|meta)\b", re.I
+    )
+    found = {
+        str(p.relative_to(ROOT)): pattern.findall(p.read_text(encoding="utf-8"))
+        for p in (ROOT / "service").rglob("*.py")
+    }
     assert {path: hits for path, hits in found.items() if hits} == {}
 
 
@@ -94,6 +122,7 @@ def _recorded_match(variant: str, options: dict, label: str) -> list[dict]:
     import json
 
     from engine.selfplay import play_match, seeds_from
+
     _, log = play_match(variant, options, seeds_from(label))
     return json.loads(json.dumps(log))  # as stored: JSON (seat keys of recorded claims are strings)
 
@@ -109,9 +138,12 @@ def test_folding_never_runs_scoring_or_hand_analysis(monkeypatch):
     from engine.variants import BUILT_IN
     from engine.scoring import hanshan, koudiandian
     from engine.variants.base import Variant
-    logs = [_recorded_match("koudiandian", {"hands": 4, "wilds": True}, "arch/kdd"),
-            _recorded_match("koudiandian", {"hands": 4}, "arch/kdd-plain"),
-            _recorded_match("hanshan", {"hands": 4}, "arch/hs")]
+
+    logs = [
+        _recorded_match("koudiandian", {"hands": 4, "wilds": True}, "arch/kdd"),
+        _recorded_match("koudiandian", {"hands": 4}, "arch/kdd-plain"),
+        _recorded_match("hanshan", {"hands": 4}, "arch/hs"),
+    ]
     expected = [engine.fold(log) for log in logs]
     # when every scoring function, every hand analysis and every rule hook raises
     for module in (hand, analysis):

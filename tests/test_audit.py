@@ -1,4 +1,5 @@
 """Audit: verify accepts honest logs and names the first bad event of tampered ones (chain and engine)."""
+
 from __future__ import annotations
 
 import copy
@@ -60,8 +61,12 @@ def _swapped_seed(rows):
     return starts[0]
 
 
-TAMPERING = {"changed tile": _changed_tile, "dropped event": _dropped_event,
-             "changed score": _changed_score, "swapped seed": _swapped_seed}
+TAMPERING = {
+    "changed tile": _changed_tile,
+    "dropped event": _dropped_event,
+    "changed score": _changed_score,
+    "swapped seed": _swapped_seed,
+}
 
 
 @pytest.mark.parametrize("kind", sorted(TAMPERING))
@@ -88,9 +93,15 @@ def test_tampering_with_a_rewritten_chain_is_caught_by_the_engine(request, which
     assert not v.ok
     failure = v.report.failure
     assert failure.type == bad["type"]
-    assert failure.version == next(r["version"] for r in rows if r["payload"] == bad["payload"] and r["type"] == bad["type"])
-    reasons = {"changed tile": "illegal when taken", "changed score": "scores: log",
-               "swapped seed": "seed", "dropped event": "drew"}
+    assert failure.version == next(
+        r["version"] for r in rows if r["payload"] == bad["payload"] and r["type"] == bad["type"]
+    )
+    reasons = {
+        "changed tile": "illegal when taken",
+        "changed score": "scores: log",
+        "swapped seed": "seed",
+        "dropped event": "drew",
+    }
     assert reasons[kind] in failure.reason, failure.reason
 
 

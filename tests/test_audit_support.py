@@ -1,4 +1,5 @@
 """Helpers for the audit, export and replay tests: finished matches by bots, self-play logs, tampering."""
+
 from __future__ import annotations
 
 import hashlib
@@ -11,8 +12,9 @@ from engine.selfplay import play_match
 from events import compute_hash
 
 
-def finished_match(app, variant: str = "koudiandian", options: Optional[dict] = None,
-                   names: tuple = ("<b>Alice</b> & co",)) -> tuple[str, str]:
+def finished_match(
+    app, variant: str = "koudiandian", options: Optional[dict] = None, names: tuple = ("<b>Alice</b> & co",)
+) -> tuple[str, str]:
     """A match played to the end through the service: humans named `names` (played by the engine's bot), bots."""
     svc = app.extensions["tilefold"]
     match_id, owner, _ = svc.create(variant, options or {"hands": 3})
@@ -46,9 +48,14 @@ def chained_rows(events: list[dict], stream: str = "match-selfplay") -> list[dic
     """Engine events as exported rows with a valid hash chain."""
     rows, prev = [], ""
     for version, event in enumerate(events, start=1):
-        row = {"stream": stream, "version": version, "type": event["type"], "schema_version": 1,
-               "payload": {k: v for k, v in event.items() if k != "type"},
-               "recorded_at": "2024-05-01T12:00:00.000000Z"}
+        row = {
+            "stream": stream,
+            "version": version,
+            "type": event["type"],
+            "schema_version": 1,
+            "payload": {k: v for k, v in event.items() if k != "type"},
+            "recorded_at": "2024-05-01T12:00:00.000000Z",
+        }
         prev = row["hash"] = compute_hash(prev, row)
         rows.append(row)
     return rows

@@ -43,7 +43,7 @@ def _scramble_hidden(state, seat, rng):
     other = state.clone()
     hand = other.hand
     hidden = [k for s in range(4) if s != seat for k, n in enumerate(hand.seats[s].counts) for _ in range(n)]
-    hidden += hand.wall[hand.head:hand.tail]
+    hidden += hand.wall[hand.head : hand.tail]
     rng.shuffle(hidden)
     at = 0
     for s in range(4):
@@ -51,12 +51,12 @@ def _scramble_hidden(state, seat, rng):
             continue
         size = sum(hand.seats[s].counts)
         counts = [0] * 34
-        for k in hidden[at:at + size]:
+        for k in hidden[at : at + size]:
             counts[k] += 1
         hand.seats[s].counts = counts
         at += size
     wall = list(hand.wall)
-    wall[hand.head:hand.tail] = hidden[at:]
+    wall[hand.head : hand.tail] = hidden[at:]
     hand.wall = wall
     return other
 
@@ -82,9 +82,20 @@ def test_knowledge_counts_unseen_tiles_from_the_seat_view():
 def test_given_an_unready_discarder_and_a_declared_hand_then_normal_prefers_a_tile_under_6_K4_K8():
     """扣点点: against a declared hand, a seat two steps from ready throws a tile no discard can win on."""
     from engine.bot_normal import _danger
-    know = Knowledge("koudiandian", {}, 0, 0, tuple([0] * 34), (), tuple([4] * 34),
-                     __import__("engine.analysis", fromlist=["Rules"]).Rules.of("koudiandian", None),
-                     False, (1,), frozenset({kind("9p")}))
+
+    know = Knowledge(
+        "koudiandian",
+        {},
+        0,
+        0,
+        tuple([0] * 34),
+        (),
+        tuple([4] * 34),
+        __import__("engine.analysis", fromlist=["Rules"]).Rules.of("koudiandian", None),
+        False,
+        (1,),
+        frozenset({kind("9p")}),
+    )
     assert _danger(know, kind("5m")) == 0  # K-4: 5 points never wins on a discard
     assert _danger(know, kind("9p")) == 0  # let go by the declared hand after declaring
     assert _danger(know, kind("E")) == 1

@@ -3,6 +3,7 @@
 ROLE says what the block is: a score `input` and its exact `output`; a scenario `input` and its `result`;
 an `input` of POST /api/score; a `problem` body and a webhook `notice` (their fields, as produced).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,14 @@ CONTRACTS, API = examples("CONTRACTS.md"), examples("API.md")
 
 
 def tilefold(*args: str, stdin: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], input=stdin, capture_output=True,
-                          text=True, cwd=str(ROOT), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        timeout=120,
+    )
 
 
 def test_every_marked_example_is_checked():
@@ -65,8 +72,9 @@ def test_a_version_conflict_is_the_documented_problem(api):
     reply = api.act(match_id, tokens[0], view["legal_actions"][0], view["version"] - 1)
     documented = API["version-conflict"]["problem"]
     assert reply.status == 409 and set(reply.body) == set(documented)
-    assert {k: reply.body[k] for k in ("type", "title", "status", "code")} == \
-           {k: documented[k] for k in ("type", "title", "status", "code")}
+    assert {k: reply.body[k] for k in ("type", "title", "status", "code")} == {
+        k: documented[k] for k in ("type", "title", "status", "code")
+    }
 
 
 def test_a_decision_notice_has_the_documented_fields():
@@ -74,8 +82,12 @@ def test_a_decision_notice_has_the_documented_fields():
     import engine
     from service.notify import notices
 
-    state = engine.fold(engine.decide(engine.initial_state(), {"action": "start_match", "variant": "koudiandian",
-                                                               "options": {}, "first_dealer": 0}))
+    state = engine.fold(
+        engine.decide(
+            engine.initial_state(),
+            {"action": "start_match", "variant": "koudiandian", "options": {}, "first_dealer": 0},
+        )
+    )
     dealt = engine.decide(state, {"action": "start_hand", "seed": "00" * 32})
     state = engine.fold(dealt, state)
     [notice] = notices("m", 3, [0], dealt, state, [0], {0: "2025-01-01T12:00:00.000000Z"})

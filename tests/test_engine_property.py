@@ -71,8 +71,9 @@ def check_win(state_before: MatchState, event: dict) -> None:
 
 def play_match(variant: str, seed: int) -> int:
     rng = random.Random(seed)
-    state = decide_and_check(initial_state(), {"action": "start_match", "variant": variant,
-                                               "options": random_options(rng, variant)}, [])
+    state = decide_and_check(
+        initial_state(), {"action": "start_match", "variant": variant, "options": random_options(rng, variant)}, []
+    )
     log: list[dict] = []
     hands = 0
     while state.phase != "match_over":
@@ -87,8 +88,9 @@ def play_match(variant: str, seed: int) -> int:
         act = hu if hu in acts and rng.random() < 0.9 else rng.choice(acts)
         state = decide_and_check(state, dict(act, seat=seat), log)
     assert sum(state.scores) == 0
-    replayed = fold(log, fold([{"type": "match_started", "variant": variant, "options": state.options,
-                                "first_dealer": 0}]))
+    replayed = fold(
+        log, fold([{"type": "match_started", "variant": variant, "options": state.options, "first_dealer": 0}])
+    )
     assert replayed.scores == state.scores and replayed.hands_played == state.hands_played
     return hands
 

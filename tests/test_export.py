@@ -1,4 +1,5 @@
 """Export (ndjson/json/text), import and the byte-identical round trip, over HTTP and the CLI."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """API fuzzing with schemathesis, in-process over WSGI: every operation, stateless and stateful, no 5xx."""
+
 from __future__ import annotations
 
 import random
@@ -85,6 +86,7 @@ def fuzz_app():
             rule = request.url_rule.rule if request.url_rule else "(no route)"
             SEEN[(request.method, rule, response.status_code)] += 1
             return response
+
     return APP
 
 
@@ -122,8 +124,7 @@ def assert_sane(response) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 def test_every_operation_answers_within_its_spec(case, world):
     """Generated (valid and invalid) requests, three in four aimed at real matches with real tokens."""
     world.aim(case)
@@ -178,13 +179,24 @@ def test_seeded_walk_create_join_view_act(world):
             match = rng.choice(open_)
             if rng.random() < 0.15:
                 token = rng.choice([match["owner"], "wrong", match["tokens"][0] if match["tokens"] else "x"])
-                reply = call(world, "POST", "/api/matches/{match_id}/bots", params={"match_id": match["id"]},
-                             headers={"Authorization": f"Bearer {token}"}, body={})
+                reply = call(
+                    world,
+                    "POST",
+                    "/api/matches/{match_id}/bots",
+                    params={"match_id": match["id"]},
+                    headers={"Authorization": f"Bearer {token}"},
+                    body={},
+                )
                 if reply.status_code == 200:
                     match["status"] = reply.json()["match"]["status"]
                 continue
-            reply = call(world, "POST", "/api/matches/{match_id}/seats", params={"match_id": match["id"]},
-                         body={"name": rng.choice(NAMES)})
+            reply = call(
+                world,
+                "POST",
+                "/api/matches/{match_id}/seats",
+                params={"match_id": match["id"]},
+                body={"name": rng.choice(NAMES)},
+            )
             if reply.status_code == 201:
                 match["tokens"].append(reply.json()["token"])
                 match["status"] = reply.json()["match"]["status"]
@@ -192,8 +204,9 @@ def test_seeded_walk_create_join_view_act(world):
             match = rng.choice(playing)
             for token in rng.sample(match["tokens"], len(match["tokens"])):
                 auth = {"Authorization": f"Bearer {token}"}
-                view = call(world, "GET", "/api/matches/{match_id}/view", params={"match_id": match["id"]},
-                            headers=auth)
+                view = call(
+                    world, "GET", "/api/matches/{match_id}/view", params={"match_id": match["id"]}, headers=auth
+                )
                 assert view.status_code == 200
                 state = view.json()
                 match["status"] = state["status"]
@@ -208,8 +221,14 @@ def test_seeded_walk_create_join_view_act(world):
             elif twist < 0.15:
                 command["tile"] = rng.choice(["1m", "E", "9s", "F", "10m"])
             headers = dict(auth, **{"If-Match": f'"v{version}"', "Idempotency-Key": f"walk-{rng.random()}"})
-            reply = call(world, "POST", "/api/matches/{match_id}/actions", params={"match_id": match["id"]},
-                         headers=headers, body=command)
+            reply = call(
+                world,
+                "POST",
+                "/api/matches/{match_id}/actions",
+                params={"match_id": match["id"]},
+                headers=headers,
+                body=command,
+            )
             assert reply.status_code in (200, 400, 409, 422), reply.text
             accepted += reply.status_code == 200
         else:
@@ -220,14 +239,30 @@ def test_seeded_walk_create_join_view_act(world):
                 call(world, "GET", "/api/matches/{match_id}", params=params)
             elif which == 1:
                 headers = {"Authorization": f"Bearer {rng.choice(match['tokens'])}"} if match["tokens"] else {}
-                call(world, "GET", "/api/matches/{match_id}/events", params=params, headers=headers,
-                     query={"after": rng.randrange(0, 40)})
+                call(
+                    world,
+                    "GET",
+                    "/api/matches/{match_id}/events",
+                    params=params,
+                    headers=headers,
+                    query={"after": rng.randrange(0, 40)},
+                )
             elif which == 2:
-                call(world, "GET", "/replay/{match_id}/frames.json", params=params,
-                     query={"seat": rng.choice(["all", "0", "3"])})
+                call(
+                    world,
+                    "GET",
+                    "/replay/{match_id}/frames.json",
+                    params=params,
+                    query={"seat": rng.choice(["all", "0", "3"])},
+                )
             elif which == 3:
-                call(world, "GET", "/api/matches/{match_id}/export", params=params,
-                     query={"format": rng.choice(["ndjson", "json", "text"])})
+                call(
+                    world,
+                    "GET",
+                    "/api/matches/{match_id}/export",
+                    params=params,
+                    query={"format": rng.choice(["ndjson", "json", "text"])},
+                )
             else:
                 call(world, "GET", "/api/matches")
     for match in matches:

@@ -307,6 +307,7 @@ def test_decomposition_is_hashable_and_frozen():
 @given(st.permutations(list(range(34)) * 4), st.integers(min_value=0, max_value=2), st.booleans())
 def test_ready_discards_equals_checking_each_discard(shuffled, wilds, seven_pairs):
     from engine.hand import ready_discards
+
     counts = [0] * 34
     for k in shuffled[: 14 - wilds]:
         counts[k] += 1

@@ -20,7 +20,10 @@ def test_G6_nearest_winner_first_and_H7_dihu_on_the_dealers_first_discard():
     state = given(HS, HANDS, "7s7s1p", wild="N")
     state, _ = play(state, (1, "pass"), (2, "pass"), (0, "discard", "5p"))
     assert {s: a for s, a in state.hand.window.allowed.items()} == {
-        1: ["hu", "pass"], 2: ["hu", "pass"], 3: ["pung", "pass"]}
+        1: ["hu", "pass"],
+        2: ["hu", "pass"],
+        3: ["pung", "pass"],
+    }
     state, events = when(state, 1, "hu")  # the nearest winner needs nobody else's answer
     assert only(events, "won")[0]["seat"] == 1
     patterns = {p["code"] for p in only(events, "hand_ended")[0]["settlement"]["score"]["patterns"]}
@@ -37,8 +40,17 @@ def test_G6_a_win_beats_a_pung_and_passes_on_to_the_next_winner():
 
 def test_H1_passing_a_win_never_restricts_a_later_win():
     state = given(HS, HANDS, "7s7s1p9m", wild="N")
-    state, _ = play(state, (1, "pass"), (2, "pass"), (0, "discard", "5p"), (1, "pass"), (2, "pass"), (3, "pass"),
-                    (1, "discard", "7s"), (2, "discard", "7s"))
+    state, _ = play(
+        state,
+        (1, "pass"),
+        (2, "pass"),
+        (0, "discard", "5p"),
+        (1, "pass"),
+        (2, "pass"),
+        (3, "pass"),
+        (1, "discard", "7s"),
+        (2, "discard", "7s"),
+    )
     state, events = when(state, 3, "discard", "5p")
     assert "hu" in state.hand.window.allowed[1]
 
@@ -96,8 +108,18 @@ ROB = ["123456789m99p12s5s", "123p456p789p46sEE", "123m777s888s9s11pF", "55sSSSW
 
 def test_G7_robbing_an_added_kong_counts_as_a_discard_win_by_the_konger():
     state = given(HS, ROB, "9m2m3m5s1s1s", wild="N")
-    state, _ = play(state, (1, "pass"), (0, "discard", "5s"), (1, "pass"), (3, "pung"), (3, "discard", "7s"),
-                    (2, "pass"), (0, "discard", "9m"), (1, "discard", "2m"), (2, "discard", "3m"))
+    state, _ = play(
+        state,
+        (1, "pass"),
+        (0, "discard", "5s"),
+        (1, "pass"),
+        (3, "pung"),
+        (3, "discard", "7s"),
+        (2, "pass"),
+        (0, "discard", "9m"),
+        (1, "discard", "2m"),
+        (2, "discard", "3m"),
+    )
     assert ("kong", "5s") in actions(state, 3)
     state, events = when(state, 3, "kong", "5s")
     assert types(events) == ["kong_declared"] and state.phase == "rob"
@@ -110,9 +132,19 @@ def test_G7_robbing_an_added_kong_counts_as_a_discard_win_by_the_konger():
 
 def test_G7_an_unrobbed_added_kong_is_made_and_replaced_from_the_tail():
     state = given(HS, ROB, "9m2m3m5s1s1s", wild="N")
-    state, _ = play(state, (1, "pass"), (0, "discard", "5s"), (1, "pass"), (3, "pung"), (3, "discard", "7s"),
-                    (2, "pass"), (0, "discard", "9m"), (1, "discard", "2m"), (2, "discard", "3m"),
-                    (3, "kong", "5s"))
+    state, _ = play(
+        state,
+        (1, "pass"),
+        (0, "discard", "5s"),
+        (1, "pass"),
+        (3, "pung"),
+        (3, "discard", "7s"),
+        (2, "pass"),
+        (0, "discard", "9m"),
+        (1, "discard", "2m"),
+        (2, "discard", "3m"),
+        (3, "kong", "5s"),
+    )
     state, events = when(state, 1, "pass")
     assert events[1]["kind"] == "added" and events[2] == {"type": "drew", "seat": 3, "tile": "1s", "source": "kong"}
 
@@ -128,6 +160,7 @@ def test_H12_the_dealer_keeps_the_deal_after_a_draw():
 def test_H4_a_bot_offered_ting_without_a_discard_takes_it(monkeypatch):
     """Found by the API fuzz walk: the bot ranked 听 choices by their tile, and this one has none."""
     import engine.bot as bot
+
     state = given(HS, DEALER_COMPLETE, "9m9m", wild="9s")
     state, _ = play(state, (1, "pass"), (2, "pass"))
     assert bot.bot_action(state, 0) == {"action": "hu"}  # 胡 first when it is legal

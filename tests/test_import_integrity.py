@@ -1,5 +1,6 @@
 """Import and audit integrity (issue 13): malformed service events, unverified deals, read-only imports,
 rows edited inside the database file."""
+
 from __future__ import annotations
 
 import json
@@ -59,8 +60,10 @@ MALFORMED = {
     "unnormalised options": ("match_created", lambda r: r["payload"].update(options={"hands": 1})),
     "unknown type": ("seat_joined", lambda r: r.update(type="seat_stolen")),
     "spectating not a bool": ("seat_joined", lambda r: r.update(type="spectating_set", payload={"enabled": 1})),
-    "reissued for an empty seat": ("seat_joined", lambda r: r.update(type="seat_reissued",
-                                                                    payload={"seat": 0, "token_hash": "a" * 64})),
+    "reissued for an empty seat": (
+        "seat_joined",
+        lambda r: r.update(type="seat_reissued", payload={"seat": 0, "token_hash": "a" * 64}),
+    ),
 }
 
 
@@ -128,11 +131,14 @@ def _edit_row_in_file(db: str, stream: str, version: int, change) -> None:
     triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
     for name, _ in triggers:
         conn.execute(f'DROP TRIGGER "{name}"')
-    payload = json.loads(conn.execute("SELECT payload FROM events WHERE stream = ? AND version = ?",
-                                      [stream, version]).fetchone()[0])
+    payload = json.loads(
+        conn.execute("SELECT payload FROM events WHERE stream = ? AND version = ?", [stream, version]).fetchone()[0]
+    )
     change(payload)
-    conn.execute("UPDATE events SET payload = ? WHERE stream = ? AND version = ?",
-                 [json.dumps(payload, sort_keys=True, separators=(",", ":")), stream, version])
+    conn.execute(
+        "UPDATE events SET payload = ? WHERE stream = ? AND version = ?",
+        [json.dumps(payload, sort_keys=True, separators=(",", ":")), stream, version],
+    )
     for _, sql in triggers:
         conn.execute(sql)
     conn.commit()
@@ -147,8 +153,9 @@ def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path,
     db = app.config["DATABASE"]
     stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
     ended = next(e for e in stored if e.type == "hand_ended")
-    _edit_row_in_file(db, f"match-{match_id}", ended.version,
-                      lambda p: p.update(scores=[p["scores"][0] + 100] + p["scores"][1:]))
+    _edit_row_in_file(
+        db, f"match-{match_id}", ended.version, lambda p: p.update(scores=[p["scores"][0] + 100] + p["scores"][1:])
+    )
     fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
     with caplog.at_level(logging.ERROR):
         summary = fresh.get(f"/api/matches/{match_id}")
@@ -189,4 +196,6 @@ def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
     fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
     assert fresh.get(f"/api/matches/{match_id}/events").status_code == 503
     _drop_snapshots(db)
-    assert create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}").status_code == 503
+    assert (
+        create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}").status_code == 503
+    )

@@ -41,8 +41,14 @@ def test_K3_locked_hand_discards_its_draw_automatically_and_may_not_pung():
     state, _ = play(state, (0, "ting", "C"), (1, "discard", "F"), (2, "discard", "F"))
     state, events = when(state, 3, "discard", "F")
     auto = only(events, "discarded")
-    assert auto[-1] == {"type": "discarded", "seat": 0, "tile": "W", "face_down": False, "auto": True,
-                        "decision": {"claims": {}}}  # nobody may claim it (recorded: evolve applies data)
+    assert auto[-1] == {
+        "type": "discarded",
+        "seat": 0,
+        "tile": "W",
+        "face_down": False,
+        "auto": True,
+        "decision": {"claims": {}},
+    }  # nobody may claim it (recorded: evolve applies data)
     assert only(events, "drew")[-1]["seat"] == 1
     state, events = when(state, 1, "discard", "9s")
     state, events = when(state, 2, "discard", "9s")
@@ -55,8 +61,14 @@ def test_K4_a_tile_worth_one_or_two_never_wins():
     state = given(KDD, hands, "FFF2p9s")
     state, _ = play(state, (0, "ting", "C"), (1, "discard", "F"), (2, "discard", "F"))
     state, events = when(state, 3, "discard", "F")
-    assert only(events, "discarded")[-1] == {"type": "discarded", "seat": 0, "tile": "2p", "face_down": False,
-                                            "auto": True, "decision": {"claims": {}}}
+    assert only(events, "discarded")[-1] == {
+        "type": "discarded",
+        "seat": 0,
+        "tile": "2p",
+        "face_down": False,
+        "auto": True,
+        "decision": {"claims": {}},
+    }
 
 
 def test_K4_a_tile_worth_three_to_five_wins_only_by_self_draw():
@@ -85,8 +97,13 @@ def test_K5_must_win_takes_every_win_and_K8_unready_discarder_pays_all():
     state = given(KDD, HANDS, "7pFFW", options={"must_win": True})
     state, _ = when(state, 0, "ting", "C")
     state, events = when(state, 1, "discard", "7p")
-    assert only(events, "responded")[0] == {"type": "responded", "seat": 0, "response": "hu", "window": "claim",
-                                            "auto": True}
+    assert only(events, "responded")[0] == {
+        "type": "responded",
+        "seat": 0,
+        "response": "hu",
+        "window": "claim",
+        "auto": True,
+    }
     won = only(events, "won")[0]
     assert won["seat"] == 0 and won["by"] == "discard"
     ended = only(events, "hand_ended")[0]
@@ -191,8 +208,9 @@ def _exposed_kong_then_win(options):
     state, events = when(state, 1, "kong")
     assert events[1] == {"type": "konged", "seat": 1, "tile": "E", "kind": "exposed", "from": 0}
     assert events[2]["source"] == "kong" and events[2]["tile"] == "9s"
-    state, _ = play(state, (1, "discard", "9s"), (2, "discard", "F"), (3, "discard", "F"), (0, "ting", "F"),
-                    (1, "discard", "7p"))
+    state, _ = play(
+        state, (1, "discard", "9s"), (2, "discard", "F"), (3, "discard", "F"), (0, "ting", "F"), (1, "discard", "7p")
+    )
     state, events = when(state, 0, "hu")
     return only(events, "hand_ended")[0]["settlement"]
 
@@ -212,6 +230,7 @@ def test_K9_feeder_pays_kong_when_the_feeder_was_not_ready():
 def test_G11_commitment_at_hand_start_seed_revealed_at_hand_end():
     from engine import decide, fold, initial_state
     from engine.audit import seed_problem
+
     state = fold(decide(initial_state(), {"action": "start_match", "variant": KDD, "options": {"hands": 1}}))
     seed = "ab" * 32
     started = decide(state, {"action": "start_hand", "seed": seed})[0]

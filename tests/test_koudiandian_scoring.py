@@ -15,8 +15,20 @@ from engine.scoring.koudiandian import (
 from engine.tiles import kind, parse, to_counts
 
 
-def win(hand: str, tile: str, by: str = "self_draw", *, seat=0, dealer=1, melds=(), discarder=None,
-        discarder_ready=False, ready=True, wild=None, **options) -> dict:
+def win(
+    hand: str,
+    tile: str,
+    by: str = "self_draw",
+    *,
+    seat=0,
+    dealer=1,
+    melds=(),
+    discarder=None,
+    discarder_ready=False,
+    ready=True,
+    wild=None,
+    **options,
+) -> dict:
     """Score `hand` (concealed tiles including the winning `tile`)."""
     ctx = WinContext(
         variant="koudiandian",
@@ -69,11 +81,9 @@ def test_K7_qingyise_just_missing_with_one_honour_pair():
 
 def test_K7_qingyise_counts_melds():
     # given a 9m pung declared and a 东 pung declared: not one suit
-    result = win("123456m789m66m", "6m", "discard", discarder=2, discarder_ready=True,
-                 melds=[Meld("pung", kind("E"))])
+    result = win("123456m789m66m", "6m", "discard", discarder=2, discarder_ready=True, melds=[Meld("pung", kind("E"))])
     assert result["patterns"] == ["yitiaolong"]
-    result = win("123456m789m66m", "6m", "discard", discarder=2, discarder_ready=True,
-                 melds=[Meld("pung", kind("9m"))])
+    result = win("123456m789m66m", "6m", "discard", discarder=2, discarder_ready=True, melds=[Meld("pung", kind("9m"))])
     assert result["patterns"] == ["qingyise", "yitiaolong"] and result["multiplier"] == 2
 
 
@@ -132,7 +142,12 @@ def test_K7_rob_kong_counts_as_discard_and_kong_draw_as_self_draw():
 
 def test_K7_special_hands_table_has_the_six_codes():
     assert [h.code for h in SPECIAL_HANDS] == [
-        "qingyise", "qixiaodui", "yitiaolong", "huangjin_qixiaodui", "haohua_qixiaodui", "haohua_huangjin_qixiaodui",
+        "qingyise",
+        "qixiaodui",
+        "yitiaolong",
+        "huangjin_qixiaodui",
+        "haohua_qixiaodui",
+        "haohua_huangjin_qixiaodui",
     ]
 
 
@@ -176,6 +191,7 @@ def test_K2_the_ready_condition_play_uses_needs_a_wait_worth_six():
     # the one K-2 implementation (engine/variants/koudiandian.py), tested directly
     from engine.state import HandState
     from engine.variants.koudiandian import Koudiandian
+
     rules = Koudiandian(normalise("koudiandian", {"wilds": True}))
     plain = HandState(number=1, dealer=0, wild=None, commitment="", seed=None, wall=[])
     assert rules._waits_on_six_or_more(plain, to_counts(parse("123m456p789sEEE5m")), 4) is False

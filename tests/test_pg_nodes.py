@@ -5,6 +5,7 @@ every node delivers; a node's cached state is never older than what a client alr
 another node (ETag / If-Match); appends on one node wake watchers on the other (LISTEN/NOTIFY).
 The same over real processes, with a node SIGKILLed: tests/test_two_nodes.py.
 """
+
 from __future__ import annotations
 
 import threading
@@ -121,8 +122,9 @@ def test_long_poll_on_one_node_wakes_for_an_action_on_the_other(nodes):
 
     def wait():
         started = time.monotonic()
-        reply = second.api.call("GET", f"/api/matches/{match_id}/view?wait=20", token=tokens[0],
-                                If_None_Match=view.headers["ETag"])
+        reply = second.api.call(
+            "GET", f"/api/matches/{match_id}/view?wait=20", token=tokens[0], If_None_Match=view.headers["ETag"]
+        )
         woke.append((reply.status, time.monotonic() - started))
 
     waiter = threading.Thread(target=wait)

@@ -1,4 +1,5 @@
 """README's "Playing over HTTP in a minute" works as written: its shell block is run against a fresh server."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,12 @@ def test_the_curl_walkthrough_plays_a_legal_move(tmp_path):
     script = walkthrough()
     assert script.startswith("BASE=http://127.0.0.1:8000\n")
     with serving(tmp_path / "readme.db") as base:
-        run = subprocess.run(["bash", "-euo", "pipefail", "-c", script.replace("http://127.0.0.1:8000", base, 1)],
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script.replace("http://127.0.0.1:8000", base, 1)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert run.returncode == 0, run.stderr
     last = json.loads(run.stdout.strip().splitlines()[-1])
     assert last["accepted"] is True and last["version"] > 0

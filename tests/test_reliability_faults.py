@@ -1,4 +1,5 @@
 """Storage faults (disk full, read-only) answer 503 and heal by themselves; a crash mid-request stalls nothing."""
+
 from __future__ import annotations
 
 import random
@@ -32,8 +33,9 @@ def faulty_app(path: str, fault: Fault, monkeypatch):
     from service.app import create_app
 
     real = EventStore.initialise.__func__
-    monkeypatch.setattr(EventStore, "initialise",
-                        classmethod(lambda cls, p, **options: real(cls, p, on_connect=fault, **options)))
+    monkeypatch.setattr(
+        EventStore, "initialise", classmethod(lambda cls, p, **options: real(cls, p, on_connect=fault, **options))
+    )
     app = create_app({"DATABASE": path, "TESTING": True})
     return app, app.extensions["tilefold"].repo.store
 
@@ -104,8 +106,7 @@ def test_fault_appearing_on_an_open_connection_is_503_and_heals(tmp_path, monkey
 
 def tiny_tmpfs():
     mount = tempfile.mkdtemp(prefix="tilefold-tmpfs-")
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", mount],
-                            capture_output=True, text=True)
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", mount], capture_output=True, text=True)
     if result.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
     return mount

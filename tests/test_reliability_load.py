@@ -1,4 +1,5 @@
 """Load and crashes through gunicorn: many clients, SIGKILLed workers; nothing lost, nothing doubled."""
+
 from __future__ import annotations
 
 import json
@@ -21,10 +22,10 @@ requests = pytest.importorskip("requests")
 from served import free_port, wait_until_up  # noqa: E402
 
 pytestmark = pytest.mark.slow
-CLIENTS = 10          # one thread per match, driving its four human seats
-LOAD_SECONDS = 20     # each test's load phase; the whole module stays well under two minutes
+CLIENTS = 10  # one thread per match, driving its four human seats
+LOAD_SECONDS = 20  # each test's load phase; the whole module stays well under two minutes
 CHAOS_SECONDS = 20
-RETRY_SECONDS = 30    # how long a client keeps retrying one request across crashes
+RETRY_SECONDS = 30  # how long a client keeps retrying one request across crashes
 
 
 class Server:
@@ -40,8 +41,14 @@ class Server:
         launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
         cmd = launcher + ["serve", "--bind", f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4"]
         self.log_file = open(self.log, "wb")
-        self.proc = subprocess.Popen(cmd, env=env, cwd=str(Path(__file__).resolve().parents[1]),
-                                     stdout=self.log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=str(Path(__file__).resolve().parents[1]),
+            stdout=self.log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         wait_until_up(self.base, self.proc)
 
     def workers(self) -> list[int]:
@@ -145,20 +152,24 @@ def play(ledger: Ledger, base: str, seed: int, stop: threading.Event, finish: bo
                 continue
             command = rng.choice(state["legal_actions"])
             key = uuid.uuid4().hex
-            headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key,
-                       "If-Match": f'"v{state["version"]}"'}
+            headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key, "If-Match": f'"v{state["version"]}"'}
             rival = None
             if rng.random() < 0.3:  # a second tab races the same move at the same version
                 rival_key = uuid.uuid4().hex
                 rival_headers = dict(headers, **{"Idempotency-Key": rival_key})
                 rival_out: list = []
-                rival = threading.Thread(target=lambda out=rival_out, key=rival_key, path=match_id, body=command,
-                                         sent=rival_headers: out.append((key, request(
-                                             ledger, base, "POST", f"/api/matches/{path}/actions", json=body,
-                                             headers=sent))))
+                rival = threading.Thread(
+                    target=lambda out=rival_out, key=rival_key, path=match_id, body=command, sent=rival_headers: (
+                        out.append(
+                            (
+                                key,
+                                request(ledger, base, "POST", f"/api/matches/{path}/actions", json=body, headers=sent),
+                            )
+                        )
+                    )
+                )
                 rival.start()
-            reply = request(ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command,
-                            headers=headers)
+            reply = request(ledger, base, "POST", f"/api/matches/{match_id}/actions", json=command, headers=headers)
             answers = [(key, reply)]
             if rival is not None:
                 rival.join()
@@ -168,9 +179,17 @@ def play(ledger: Ledger, base: str, seed: int, stop: threading.Event, finish: bo
                 if answer.status_code == 200:
                     body = answer.json()
                     with ledger.lock:
-                        ledger.acked.append({"match": match_id, "seat": state["seat"], "key": sent_key,
-                                             "first": body["first_version"], "last": body["version"],
-                                             "if_match": state["version"], "command": command})
+                        ledger.acked.append(
+                            {
+                                "match": match_id,
+                                "seat": state["seat"],
+                                "key": sent_key,
+                                "first": body["first_version"],
+                                "last": body["version"],
+                                "if_match": state["version"],
+                                "command": command,
+                            }
+                        )
                     moved = True
             break  # views are stale after an answer: look again
         if not moved and all(not s["legal_actions"] for _, s in views):
@@ -213,8 +232,7 @@ def audit(ledger: Ledger, db: str) -> dict:
     for match_id in ledger.matches:
         assert store.verify_stream("match-" + match_id) == [], match_id
     conn = sqlite3.connect(db)
-    keys = {row[0]: (row[1], json.loads(row[2])) for row in
-            conn.execute("SELECT key, stream, result FROM idempotency")}
+    keys = {row[0]: (row[1], json.loads(row[2])) for row in conn.execute("SELECT key, stream, result FROM idempotency")}
     spans: dict[str, list[tuple[int, int]]] = {}
     for act in ledger.acked:
         stored_key = f"match-{act['match']}:seat-{act['seat']}:{act['key']}"
@@ -252,8 +270,10 @@ def test_many_clients_through_gunicorn_lose_nothing(server):
     assert not five, five
     assert figures["acked"] > 100, figures
     scan_for_tokens(ledger, server)
-    print(f"\nload: {sum(ledger.statuses.values())} requests in {time.monotonic() - started:.0f} s, "
-          f"statuses {dict(ledger.statuses)}, {figures}")
+    print(
+        f"\nload: {sum(ledger.statuses.values())} requests in {time.monotonic() - started:.0f} s, "
+        f"statuses {dict(ledger.statuses)}, {figures}"
+    )
 
 
 def test_sigkilled_workers_lose_nothing_and_matches_finish(server):
@@ -278,9 +298,12 @@ def test_sigkilled_workers_lose_nothing_and_matches_finish(server):
     assert len(kills) >= 10, kills
     # the chaos is over: a few matches are now driven to their end, through respawned workers
     finished, stop = [], threading.Event()
-    threads = [threading.Thread(target=lambda s=s: finished.append(play(ledger, server.base, 1000 + s, stop,
-                                                                        finish=True)), daemon=True)
-               for s in range(3)]
+    threads = [
+        threading.Thread(
+            target=lambda s=s: finished.append(play(ledger, server.base, 1000 + s, stop, finish=True)), daemon=True
+        )
+        for s in range(3)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -295,6 +318,8 @@ def test_sigkilled_workers_lose_nothing_and_matches_finish(server):
     five = {code: n for code, n in ledger.statuses.items() if isinstance(code, int) and code >= 500}
     assert not five, five
     scan_for_tokens(ledger, server)
-    print(f"\nchaos: {len(kills)} SIGKILLs, {ledger.retries} retried requests, "
-          f"{sum(ledger.statuses.values())} requests in {time.monotonic() - started:.0f} s, "
-          f"statuses {dict(ledger.statuses)}, {figures}")
+    print(
+        f"\nchaos: {len(kills)} SIGKILLs, {ledger.retries} retried requests, "
+        f"{sum(ledger.statuses.values())} requests in {time.monotonic() - started:.0f} s, "
+        f"statuses {dict(ledger.statuses)}, {figures}"
+    )

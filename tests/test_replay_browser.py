@@ -1,4 +1,5 @@
 """The replay page in headless Debian chromium: stepping, seeking, hand jumps, deep links, points of view."""
+
 from __future__ import annotations
 
 import os
@@ -9,14 +10,23 @@ import pytest
 from test_audit_support import finished_match
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed at /usr/bin/chromium "
-                       "(apt-get install -y chromium)"),
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason="Debian chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
+    ),
 ]
 
 
@@ -113,6 +123,7 @@ def _check_tiles_against_engine(page, step):
     for seat, view in enumerate(step["view"]["hand"]["seats"]):
         shown = page.get_attribute(f"#seat-{seat} .row.hand", "data-concealed").split()
         from engine.tiles import parse, name
+
         assert sorted(shown) == sorted(name(k) for k in parse(view["concealed"]))
         discards = page.locator(f"#seat-{seat} .discards .tile")
         assert discards.count() == len(view["discards"])
@@ -123,8 +134,11 @@ def test_deep_link_and_point_of_view(server, page):
     base, match_id, app = server
     client = app.test_client()
     steps = client.get(f"/replay/{match_id}/frames.json?seat=2").get_json()["steps"]
-    in_hand = [i for i, s in enumerate(steps) if s["view"]["hand"] and s["view"]["hand"]["number"] == 1
-               and s["view"]["phase"] == "turn"]
+    in_hand = [
+        i
+        for i, s in enumerate(steps)
+        if s["view"]["hand"] and s["view"]["hand"]["number"] == 1 and s["view"]["phase"] == "turn"
+    ]
     mid = in_hand[len(in_hand) // 2]
     version = steps[mid]["version"]
     page.goto(f"{base}/replay/{match_id}#e={version}&seat=2")

@@ -16,12 +16,34 @@ from engine.selfplay import play_match, seeds_from
 from engine.tiles import kind, parse
 
 
-def ctx_of(variant, hand, win, by="discard", discarder=1, options=None, wild=None, ready=True, discarder_ready=False,
-           seat=0, dealer=0, melds=()):
-    return WinContext(variant=variant, options=normalise(variant, options or {"hands": 1}), seat=seat, dealer=dealer,
-                      concealed=tuple(parse(hand)), melds=tuple(melds), win_tile=kind(win), win_by=by,
-                      discarder=discarder if by == "discard" else None, discarder_ready=discarder_ready,
-                      ready=ready, wild=kind(wild) if wild else None)
+def ctx_of(
+    variant,
+    hand,
+    win,
+    by="discard",
+    discarder=1,
+    options=None,
+    wild=None,
+    ready=True,
+    discarder_ready=False,
+    seat=0,
+    dealer=0,
+    melds=(),
+):
+    return WinContext(
+        variant=variant,
+        options=normalise(variant, options or {"hands": 1}),
+        seat=seat,
+        dealer=dealer,
+        concealed=tuple(parse(hand)),
+        melds=tuple(melds),
+        win_tile=kind(win),
+        win_by=by,
+        discarder=discarder if by == "discard" else None,
+        discarder_ready=discarder_ready,
+        ready=ready,
+        wild=kind(wild) if wild else None,
+    )
 
 
 def test_given_a_koudiandian_discard_win_by_an_unready_discarder_then_he_pays_for_all_three_K8():
@@ -38,8 +60,9 @@ def test_given_a_koudiandian_discard_win_by_an_unready_discarder_then_he_pays_fo
 
 
 def test_given_a_wild_in_the_winning_hand_then_it_is_shown_as_what_it_stood_for_K13():
-    ctx = ctx_of("koudiandian", "123m456p789sEE9m9m5p", "9m", by="self_draw", options={"hands": 1, "wilds": True},
-                 wild="5p")
+    ctx = ctx_of(
+        "koudiandian", "123m456p789sEE9m9m5p", "9m", by="self_draw", options={"hands": 1, "wilds": True}, wild="5p"
+    )
     ex = explain_win(ctx, score(ctx))
     wilds = [t for b in ex["blocks"] for t in b["tiles"] if t.get("wild")]
     assert wilds and all(t["tile"] == "5p" and t["as"] for t in wilds)
@@ -87,6 +110,7 @@ def test_review_marks_a_passed_win_as_guohu():
         if {"action": "hu"} in acts and {"action": "pass"} in acts and seat == 1:
             return {"action": "pass"}
         from engine.bot import bot_action
+
         return bot_action(state, seat)
 
     for n in range(6):
@@ -100,6 +124,7 @@ def test_review_marks_a_passed_win_as_guohu():
 
 def test_frames_are_gzipped_and_review_only_for_a_seat(app):
     from test_audit_support import finished_match
+
     match_id, _ = finished_match(app, "hanshan", {"hands": 2})
     client = app.test_client()
     zipped = client.get(f"/replay/{match_id}/frames.json?seat=1", headers={"Accept-Encoding": "gzip, br"})

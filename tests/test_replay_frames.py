@@ -1,4 +1,5 @@
 """Replay frames: the engine's own views per step; secrecy while in play (owner only, public frames)."""
+
 from __future__ import annotations
 
 import engine
@@ -36,9 +37,10 @@ def test_in_play_only_owner_and_only_public(client, app):
     match_id, owner = open_match(app)
     assert client.get(f"/replay/{match_id}/frames.json").status_code == 401
     assert client.get(f"/replay/{match_id}/frames.json?owner=wrong").status_code == 403
-    for reply in (client.get(f"/replay/{match_id}/frames.json?owner={owner}&seat=0"),
-                  client.get(f"/replay/{match_id}/frames.json?seat=all",
-                             headers={"Authorization": f"Bearer {owner}"})):
+    for reply in (
+        client.get(f"/replay/{match_id}/frames.json?owner={owner}&seat=0"),
+        client.get(f"/replay/{match_id}/frames.json?seat=all", headers={"Authorization": f"Bearer {owner}"}),
+    ):
         assert reply.status_code == 200
         frames = reply.get_json()
         assert frames["perspective"] is None and frames["status"] == "playing"

@@ -1,5 +1,6 @@
 """#15 bounded replays: frames per hand (pages) from the latest snapshot, a size-bounded cache,
 the match length cap for new matches."""
+
 from __future__ import annotations
 
 import pytest
@@ -59,8 +60,9 @@ def test_the_frames_cache_is_bounded_by_bytes():
     assert cache.get(("huge",)) is None and cache.bytes == 90
 
 
-@pytest.mark.parametrize("options,status", [({"hands": 64}, 201), ({"hands": 65}, 422),
-                                            ({"rounds": 16}, 201), ({"hands": 4}, 201)])
+@pytest.mark.parametrize(
+    "options,status", [({"hands": 64}, 201), ({"hands": 65}, 422), ({"rounds": 16}, 201), ({"hands": 4}, 201)]
+)
 def test_new_matches_are_capped_at_64_hands_by_default(client, options, status):
     reply = client.post("/api/matches", json={"variant": "koudiandian", "options": options})
     assert reply.status_code == status, reply.get_json()

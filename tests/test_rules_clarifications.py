@@ -13,21 +13,60 @@ from engine.tiles import kind, parse, points
 KDD, HS = "koudiandian", "hanshan"
 
 
-def kdd_win(hand: str, tile: str, by: str = "self_draw", *, seat: int = 0, dealer: int = 1,
-            discarder: int | None = None, discarder_ready: bool = False, wild: str | None = None,
-            **options) -> dict:
-    ctx = WinContext(variant=KDD, options=normalise(KDD, options), seat=seat, dealer=dealer,
-                     concealed=tuple(parse(hand)), melds=(), win_tile=kind(tile), win_by=by,
-                     discarder=discarder, discarder_ready=discarder_ready, ready=True,
-                     wild=None if wild is None else kind(wild))
+def kdd_win(
+    hand: str,
+    tile: str,
+    by: str = "self_draw",
+    *,
+    seat: int = 0,
+    dealer: int = 1,
+    discarder: int | None = None,
+    discarder_ready: bool = False,
+    wild: str | None = None,
+    **options,
+) -> dict:
+    ctx = WinContext(
+        variant=KDD,
+        options=normalise(KDD, options),
+        seat=seat,
+        dealer=dealer,
+        concealed=tuple(parse(hand)),
+        melds=(),
+        win_tile=kind(tile),
+        win_by=by,
+        discarder=discarder,
+        discarder_ready=discarder_ready,
+        ready=True,
+        wild=None if wild is None else kind(wild),
+    )
     return kdd_scoring.score(ctx)
 
 
-def hs_win(hand: str, tile: str, by: str = "self_draw", *, wild: str = "9p", seat: int = 1, dealer: int = 0,
-           discarder: int | None = None, heavenly: bool = False, **options) -> dict:
-    ctx = WinContext(variant=HS, options=normalise(HS, options), seat=seat, dealer=dealer,
-                     concealed=tuple(parse(hand)), melds=(), win_tile=kind(tile), win_by=by,
-                     discarder=discarder, wild=kind(wild), heavenly=heavenly)
+def hs_win(
+    hand: str,
+    tile: str,
+    by: str = "self_draw",
+    *,
+    wild: str = "9p",
+    seat: int = 1,
+    dealer: int = 0,
+    discarder: int | None = None,
+    heavenly: bool = False,
+    **options,
+) -> dict:
+    ctx = WinContext(
+        variant=HS,
+        options=normalise(HS, options),
+        seat=seat,
+        dealer=dealer,
+        concealed=tuple(parse(hand)),
+        melds=(),
+        win_tile=kind(tile),
+        win_by=by,
+        discarder=discarder,
+        wild=kind(wild),
+        heavenly=heavenly,
+    )
     return hanshan_scoring.score(ctx)
 
 
@@ -163,8 +202,7 @@ def test_K13_the_wild_kind_is_no_wait_for_the_K2_condition():
 
 def test_K13_the_table_scores_a_self_drawn_wild_by_the_other_waits():
     hands = ["123sEEE456p44p78mC", "12345678sCCWWS", "13579m1357pSSSE", "2468m2468p2468sN"]
-    state = given(KDD, hands, "FFF9m", wild="9m",
-                  options={"wilds": True})
+    state = given(KDD, hands, "FFF9m", wild="9m", options={"wilds": True})
     state, _ = when(state, 0, "ting", "C")
     state, events = play(state, (1, "discard", "F"), (2, "discard", "F"), (3, "discard", "F"))
     assert state.hand.drawn == kind("9m")
@@ -180,12 +218,26 @@ H3_HANDS = ["13579m2468s5pEWFC", "123m456m789s5p9p", "1357m1379p1357sW", "2468m2
 
 def test_H3_with_both_wild_options_a_discarded_peizi_cannot_be_won_on():
     # given seat 1 waits on 5p holding no 配子, and both options on
-    result = hs_win("123m456m789sEEE4p5p", "5p", "discard", wild="5p", discarder=0,
-                    wild_self_draw_only=True, win_on_discarded_wild=True)
+    result = hs_win(
+        "123m456m789sEEE4p5p",
+        "5p",
+        "discard",
+        wild="5p",
+        discarder=0,
+        wild_self_draw_only=True,
+        win_on_discarded_wild=True,
+    )
     assert result == {"ok": False, "reason": "wild_self_draw_only"}
     # and only with wild_self_draw_only off does win_on_discarded_wild let it win
-    assert hs_win("123m456m789sEEE4p5p", "5p", "discard", wild="5p", discarder=0,
-                  wild_self_draw_only=False, win_on_discarded_wild=True)["ok"]
+    assert hs_win(
+        "123m456m789sEEE4p5p",
+        "5p",
+        "discard",
+        wild="5p",
+        discarder=0,
+        wild_self_draw_only=False,
+        win_on_discarded_wild=True,
+    )["ok"]
 
 
 # ---------------------------------------------------------------- H-4

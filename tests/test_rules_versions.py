@@ -22,8 +22,10 @@ from service import match_log as service_audit
 
 
 def _rows(log: list[dict]) -> list[dict]:
-    return [{"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
-            for i, e in enumerate(log)]
+    return [
+        {"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
+        for i, e in enumerate(log)
+    ]
 
 
 def test_a_new_match_records_the_rules_version_it_is_played_under():
@@ -48,12 +50,16 @@ def _v1_log(variant: str, options: dict, label: str) -> list[dict]:
     state = engine.initial_state()
     log: list[dict] = []
     seeds = seeds_from(label)
-    events, state = engine.step(state, {"action": "start_match", "variant": variant, "options": options,
-                                        "rules_version": 1})
+    events, state = engine.step(
+        state, {"action": "start_match", "variant": variant, "options": options, "rules_version": 1}
+    )
     log.extend(events)
     while state.phase != "match_over":
-        command = ({"action": "start_hand", "seed": next(seeds)} if state.needs_new_hand else
-                   dict(engine.bot_action(state, engine.pending_seats(state)[0]), seat=engine.pending_seats(state)[0]))
+        command = (
+            {"action": "start_hand", "seed": next(seeds)}
+            if state.needs_new_hand
+            else dict(engine.bot_action(state, engine.pending_seats(state)[0]), seat=engine.pending_seats(state)[0])
+        )
         events, state = engine.step(state, command)
         log.extend(events)
     return json.loads(json.dumps(log))
@@ -61,9 +67,18 @@ def _v1_log(variant: str, options: dict, label: str) -> list[dict]:
 
 def test_version_1_keeps_its_rules_where_K13_and_G5_K6_changed_them():
     # K-13: under version 1 a self-drawn wild (9m) scored as the wild's own kind, 9 x 2; since version 2, 6 x 2
-    ctx = WinContext(variant="koudiandian", options=normalise("koudiandian", {"wilds": True}), seat=0, dealer=1,
-                     concealed=tuple(parse("123sEEE456p44p78m9m")), melds=(), win_tile=kind("9m"),
-                     win_by="self_draw", ready=True, wild=kind("9m"))
+    ctx = WinContext(
+        variant="koudiandian",
+        options=normalise("koudiandian", {"wilds": True}),
+        seat=0,
+        dealer=1,
+        concealed=tuple(parse("123sEEE456p44p78m9m")),
+        melds=(),
+        win_tile=kind("9m"),
+        win_by="self_draw",
+        ready=True,
+        wild=kind("9m"),
+    )
     assert kdd_scoring.score(ctx)["value"] == 12
     assert kdd_scoring.score(replace(ctx, rules_version=1))["value"] == 18
     # G-5/K-6: version 1 forfeited the kong after a pung in both variants
@@ -93,6 +108,7 @@ def test_an_old_match_folds_exports_verifies_and_replays_identically_under_a_lat
     def doubled(ctx):
         result = real_score(ctx)
         return {**result, "deltas": [2 * d for d in result["deltas"]]} if ctx.rules_version >= 3 else result
+
     monkeypatch.setattr(hanshan_scoring, "score", doubled)
     monkeypatch.setattr(Hanshan, "ting_phase_seats", lambda self, hand: pytest.fail("folding ran a rule"))
     # then new matches are played under version 3 ...
@@ -110,14 +126,20 @@ def test_an_old_match_folds_exports_verifies_and_replays_identically_under_a_lat
 
 def engine_types() -> frozenset[str]:
     from engine.audit import ENGINE_EVENT_TYPES
+
     return ENGINE_EVENT_TYPES
 
 
 def test_recorded_decisions_are_secret_until_the_full_record_is_asked_for():
     # given a discard some seats could claim: its event names them under "decision"
     from engine_helpers import given, when
-    state = given("hanshan", ["13579m2468s5pEWFC", "1357m555p9p2468sS", "1357m1379p1357sW", "2468m2468p9sEEFF"],
-                  "9m9m7p7p", wild="N")
+
+    state = given(
+        "hanshan",
+        ["13579m2468s5pEWFC", "1357m555p9p2468sS", "1357m1379p1357sW", "2468m2468p9sEEFF"],
+        "9m9m7p7p",
+        wild="N",
+    )
     _, events = when(state, 0, "discard", "5p")
     discarded = events[0]
     assert discarded[engine.DECISION] == {"claims": {"1": ["kong", "pung", "pass"]}}

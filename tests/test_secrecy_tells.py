@@ -6,6 +6,7 @@ The acceptance test plays four-human matches with random legal clients and check
 every seat, the spectator and the public while a window is open; it also reuses the hidden-tile,
 seed and face-down checks of test_service_secrecy.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,16 +64,20 @@ def sse_items(client, match_id: str, token: Optional[str]) -> list[dict]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     resp = client.get(f"/api/matches/{match_id}/stream?after=0", headers=headers)
     text = resp.get_data(as_text=True)
-    return [json.loads(line[len("data: "):]) for line in text.splitlines()
-            if line.startswith("data: ") and line[len("data: "):].startswith("{\"version\"")]
+    return [
+        json.loads(line[len("data: ") :])
+        for line in text.splitlines()
+        if line.startswith("data: ") and line[len("data: ") :].startswith('{"version"')
+    ]
 
 
 @pytest.fixture
 def tell_app(tmp_path):
     from service.app import create_app
 
-    return create_app({"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True,
-                       "STREAM_LIFETIME": 0.0, "STREAM_HEARTBEAT": 60.0})
+    return create_app(
+        {"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True, "STREAM_LIFETIME": 0.0, "STREAM_HEARTBEAT": 60.0}
+    )
 
 
 @pytest.mark.parametrize("variant,seed", [("koudiandian", 1), ("hanshan", 2), ("hanshan", 5)])
@@ -177,8 +182,18 @@ def test_G7_a_robbable_added_kong_looks_to_the_table_like_any_added_kong():
     from engine_helpers import given, play, when
 
     state = given("hanshan", ROB, "9m2m3m5s1s1s", wild="N")
-    state, _ = play(state, (1, "pass"), (0, "discard", "5s"), (1, "pass"), (3, "pung"), (3, "discard", "7s"),
-                    (2, "pass"), (0, "discard", "9m"), (1, "discard", "2m"), (2, "discard", "3m"))
+    state, _ = play(
+        state,
+        (1, "pass"),
+        (0, "discard", "5s"),
+        (1, "pass"),
+        (3, "pung"),
+        (3, "discard", "7s"),
+        (2, "pass"),
+        (0, "discard", "9m"),
+        (1, "discard", "2m"),
+        (2, "discard", "3m"),
+    )
     state, declared = when(state, 3, "kong", "5s")  # seat 1 may rob it (G-7)
     assert [e["type"] for e in declared] == ["kong_declared"]
     for viewer in (None, 0, 2, 3):  # the konger too: that someone waits on 5s is seat 1's secret
@@ -193,8 +208,14 @@ def test_G7_a_robbable_added_kong_looks_to_the_table_like_any_added_kong():
 
 
 def test_decision_data_on_an_event_is_stripped_for_every_viewer_but_all():
-    event = {"type": "discarded", "seat": 0, "tile": "5p", "face_down": False, "auto": False,
-             "decision": {"asked": [2], "allowed": {"2": ["pung", "pass"]}}}
+    event = {
+        "type": "discarded",
+        "seat": 0,
+        "tile": "5p",
+        "face_down": False,
+        "auto": False,
+        "decision": {"asked": [2], "allowed": {"2": ["pung", "pass"]}},
+    }
     for viewer in (None, 0, 1, 2, 3):
         assert "decision" not in engine.redact(event, viewer)
     assert engine.redact(event, "all")["decision"] == {"asked": [2], "allowed": {"2": ["pung", "pass"]}}

@@ -1,4 +1,5 @@
 """Access: tokens are checked per match and seat, compared in constant time, stored hashed, never logged."""
+
 from __future__ import annotations
 
 import glob
@@ -40,8 +41,11 @@ def test_every_wrong_token_is_refused_and_stores_nothing(app, api, two):
     refused(api.call("POST", path, move, Authorization="Bearer "), 401, "missing_token")
     refused(api.call("POST", path, move, token=token[:-1]), 403, "invalid_token")
     refused(api.call("POST", path, move, token=token + "x"), 403, "invalid_token")
-    refused(api.call("POST", path, move, token=token.upper() if token != token.upper() else token.lower()),
-            403, "invalid_token")
+    refused(
+        api.call("POST", path, move, token=token.upper() if token != token.upper() else token.lower()),
+        403,
+        "invalid_token",
+    )
     for foreign in other_tokens + [other_owner, owner]:  # another match's seats, the owner is no seat
         refused(api.call("POST", path, move, token=foreign), 403, "invalid_token")
         refused(api.view(match_id, foreign), 403, "invalid_token")
@@ -76,8 +80,7 @@ def test_idempotency_key_reused_with_another_body_or_by_another_seat(app, api, t
     first = api.act(match_id, token, move, version, Idempotency_Key="k-1")
     assert first.status == 200
     rows = row_count(app)
-    refused(api.act(match_id, token, {"action": "pass"}, version, Idempotency_Key="k-1"), 422,
-            "idempotency_key_reused")
+    refused(api.act(match_id, token, {"action": "pass"}, version, Idempotency_Key="k-1"), 422, "idempotency_key_reused")
     refused(api.act(match_id, token, move, version + 1, Idempotency_Key="k-1"), 422, "idempotency_key_reused")
     replay = api.act(match_id, token, move, version, Idempotency_Key="k-1")
     assert replay.status == 200 and replay.headers["Idempotent-Replayed"] == "true" and replay.body == first.body
@@ -85,8 +88,10 @@ def test_idempotency_key_reused_with_another_body_or_by_another_seat(app, api, t
     # the same key from another seat or match is a different key (scoped), never the first answer
     other = [t for t in tokens if t != token][0]
     assert api.act(match_id, other, move, version, Idempotency_Key="k-1").headers.get("Idempotent-Replayed") != "true"
-    assert api.act(other_id, other_tokens[0], move, None,
-                   Idempotency_Key="k-1").headers.get("Idempotent-Replayed") != "true"
+    assert (
+        api.act(other_id, other_tokens[0], move, None, Idempotency_Key="k-1").headers.get("Idempotent-Replayed")
+        != "true"
+    )
 
 
 def test_guessing_a_match_id_finds_nothing(api):
@@ -150,9 +155,15 @@ def test_token_hashes_never_leave_the_service(app, api, client):
 
     hashes = [hashlib.sha256(t.encode()).hexdigest() for t in secrets]
     match_id = api.call("GET", "/api/matches").body["matches"][-1]["id"]
-    paths = [f"/api/matches/{match_id}", f"/api/matches/{match_id}/events", "/api/matches",
-             f"/replay/{match_id}/frames.json", f"/api/matches/{match_id}/export?format=text",
-             f"/api/matches/{match_id}/export?format=json", f"/api/matches/{match_id}/export?format=ndjson"]
+    paths = [
+        f"/api/matches/{match_id}",
+        f"/api/matches/{match_id}/events",
+        "/api/matches",
+        f"/replay/{match_id}/frames.json",
+        f"/api/matches/{match_id}/export?format=text",
+        f"/api/matches/{match_id}/export?format=json",
+        f"/api/matches/{match_id}/export?format=ndjson",
+    ]
     for path in paths:
         text = client.get(path).get_data(as_text=True)
         assert not [t for t in secrets if t in text], path
@@ -177,8 +188,14 @@ def test_tokens_are_never_logged(app, api, caplog):
 def test_gunicorn_access_log_never_includes_authorization():
     from service.cli import gunicorn_app
 
-    options = {"bind": "127.0.0.1:0", "workers": 1, "threads": 1, "worker_class": "gthread",
-               "timeout": 5, "accesslog": None}
+    options = {
+        "bind": "127.0.0.1:0",
+        "workers": 1,
+        "threads": 1,
+        "worker_class": "gthread",
+        "timeout": 5,
+        "accesslog": None,
+    }
     import sys
 
     argv, sys.argv = sys.argv, ["tilefold"]

@@ -1,4 +1,5 @@
 """Hostile input: every bad body, header, query or id is a 4xx problem+json and stores nothing."""
+
 from __future__ import annotations
 
 import io
@@ -16,8 +17,10 @@ def row_count(app) -> int:
     """Rows in every table of the store (events, idempotency, outbox, meta and anything added later)."""
     path = app.config["DATABASE"]
     with sqlite3.connect(path) as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                             "AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r[0]
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        ]
         return sum(conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables)
 
 
@@ -35,10 +38,12 @@ def bodies(match_id: str) -> list[tuple[str, str, object, dict, int]]:
     out = []
     for path in (create, seats, acts, bots, score, "/api/matches/import"):
         size = BIG if "import" not in path else 16 * 1024 * 1024 + 1  # imports may be up to 16 MiB
-        out += [("POST", path, "{" + " " * size + "}", {}, 413),
-                ("POST", path, deep, {}, 400),
-                ("POST", path, "{not json", {}, 400),
-                ("POST", path, b'\xff\xfe{"x": 1}', {}, 400)]
+        out += [
+            ("POST", path, "{" + " " * size + "}", {}, 413),
+            ("POST", path, deep, {}, 400),
+            ("POST", path, "{not json", {}, 400),
+            ("POST", path, b'\xff\xfe{"x": 1}', {}, 400),
+        ]
     for path in (create, seats, acts, bots, score):
         out += [("POST", path, doc, {}, 400) for doc in ("[]", '"x"', "null", "1e999", deep_obj)]
         out.append(("POST", path, json.dumps({"unknown_field": 1}), {}, 400))
@@ -78,10 +83,31 @@ def bodies(match_id: str) -> list[tuple[str, str, object, dict, int]]:
         ("POST", bots, json.dumps({"count": 10**30}), {}, 400),
         ("POST", bots, json.dumps({"count": -1}), {}, 400),
         ("POST", bots, json.dumps({"count": True}), {}, 400),
-        ("POST", score, json.dumps({"variant": "hanshan", "seat": 9, "dealer": 0, "hand": "1m",
-                                    "win_tile": "1m", "win_by": "self_draw"}), {}, 400),
-        ("POST", score, json.dumps({"variant": "hanshan", "seat": 0, "dealer": 0, "hand": "1m" * 5000,
-                                    "win_tile": "1m", "win_by": "self_draw"}), {}, 400),
+        (
+            "POST",
+            score,
+            json.dumps(
+                {"variant": "hanshan", "seat": 9, "dealer": 0, "hand": "1m", "win_tile": "1m", "win_by": "self_draw"}
+            ),
+            {},
+            400,
+        ),
+        (
+            "POST",
+            score,
+            json.dumps(
+                {
+                    "variant": "hanshan",
+                    "seat": 0,
+                    "dealer": 0,
+                    "hand": "1m" * 5000,
+                    "win_tile": "1m",
+                    "win_by": "self_draw",
+                }
+            ),
+            {},
+            400,
+        ),
         ("POST", "/api/matches/import", "x" * 100, {}, 400),
         ("POST", "/api/matches/import", '[{"a": 1}]', {}, 400),
     ]
@@ -112,20 +138,35 @@ def test_oversized_streamed_body_without_length_is_refused(app, client, match):
     """A chunked body has no Content-Length: werkzeug reads at most the limit (then the JSON is cut)."""
     match_id, _, tokens = match
     before = row_count(app)
-    reply = client.post(f"/api/matches/{match_id}/seats", input_stream=io.BytesIO(b'{"name": "' + b"x" * BIG + b'"}'),
-                        content_type="application/json", headers={"Transfer-Encoding": "chunked"},
-                        environ_overrides={"wsgi.input_terminated": True})
+    reply = client.post(
+        f"/api/matches/{match_id}/seats",
+        input_stream=io.BytesIO(b'{"name": "' + b"x" * BIG + b'"}'),
+        content_type="application/json",
+        headers={"Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
     assert reply.status_code in (400, 413) and reply.content_type.startswith(PROBLEM)
     assert row_count(app) == before
 
 
-@pytest.mark.parametrize("path", [
-    "/api/matches/..%2F..%2Fetc%2Fpasswd", "/api/matches/%00", "/api/matches/x%27%20OR%201=1--",
-    "/api/matches/" + "a" * 5000, "/api/matches/%E2%80%AE%F0%9F%80%84", "/api/matches/*",
-    "/api/matches/match-x/view", "/api/matches/..", "/replay/..%2f..%2fetc%2fpasswd",
-    "/replay/static/..%2f..%2fweb.py", "/replay/static/../web.py", "/replay/%3Cscript%3E",
-    "/api/matches/%3Cscript%3Ealert(1)%3C%2Fscript%3E/events",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/matches/..%2F..%2Fetc%2Fpasswd",
+        "/api/matches/%00",
+        "/api/matches/x%27%20OR%201=1--",
+        "/api/matches/" + "a" * 5000,
+        "/api/matches/%E2%80%AE%F0%9F%80%84",
+        "/api/matches/*",
+        "/api/matches/match-x/view",
+        "/api/matches/..",
+        "/replay/..%2f..%2fetc%2fpasswd",
+        "/replay/static/..%2f..%2fweb.py",
+        "/replay/static/../web.py",
+        "/replay/%3Cscript%3E",
+        "/api/matches/%3Cscript%3Ealert(1)%3C%2Fscript%3E/events",
+    ],
+)
 def test_path_tricks_in_ids_are_404(app, client, match, path):
     _, _, tokens = match
     before = row_count(app)
@@ -139,18 +180,37 @@ def test_posting_to_a_guessed_or_tricky_id_stores_nothing(app, client, match):
     before = row_count(app)
     for match_id in ("..%2Fx", "a" * 300, "%00", "match-", "AAAAAAAAAAAAAAAA"):
         assert_refused(client.post(f"/api/matches/{match_id}/seats", json={"name": "x"}), 404, match_id)
-        assert_refused(client.post(f"/api/matches/{match_id}/actions", json={"action": "pass"},
-                                   headers={"Authorization": f"Bearer {tokens[0]}"}), 404, match_id)
-        assert_refused(client.post(f"/api/matches/{match_id}/bots", json={},
-                                   headers={"Authorization": f"Bearer {owner}"}), 404, match_id)
+        assert_refused(
+            client.post(
+                f"/api/matches/{match_id}/actions",
+                json={"action": "pass"},
+                headers={"Authorization": f"Bearer {tokens[0]}"},
+            ),
+            404,
+            match_id,
+        )
+        assert_refused(
+            client.post(f"/api/matches/{match_id}/bots", json={}, headers={"Authorization": f"Bearer {owner}"}),
+            404,
+            match_id,
+        )
     assert row_count(app) == before
 
 
-@pytest.mark.parametrize("query,status", [
-    ("events?after=-1", 400), ("events?after=x", 400), ("events?after=" + "9" * 30, 200),
-    ("view?wait=nan", 400), ("view?wait=inf", 400), ("view?wait=-1", 400), ("view?wait=1e400", 400),
-    ("export?format=../../etc/passwd", 400), ("view?wait=0&wait=1", 200),
-])
+@pytest.mark.parametrize(
+    "query,status",
+    [
+        ("events?after=-1", 400),
+        ("events?after=x", 400),
+        ("events?after=" + "9" * 30, 200),
+        ("view?wait=nan", 400),
+        ("view?wait=inf", 400),
+        ("view?wait=-1", 400),
+        ("view?wait=1e400", 400),
+        ("export?format=../../etc/passwd", 400),
+        ("view?wait=0&wait=1", 200),
+    ],
+)
 def test_hostile_query_strings(client, match, query, status):
     match_id, _, tokens = match
     reply = client.get(f"/api/matches/{match_id}/{query}", headers={"Authorization": f"Bearer {tokens[0]}"})

@@ -1,4 +1,5 @@
 """Access and bad input found by the outside attacker of issue 13: each test fails without its fix."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ def stored_streams(app) -> list[str]:
 
 # ---- the owner's spectating switch ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("header", ["Basic x", "Bearer ", "Bearer", "garbage", "Bearer not-a-seat-token", "Digest a=b"])
 def test_spectating_off_any_authorization_that_is_not_a_seat_token_is_refused(tmp_path, header):
     """Before: any Authorization header skipped the spectating check and got the public feed."""
@@ -38,26 +40,30 @@ def test_spectating_off_any_authorization_that_is_not_a_seat_token_is_refused(tm
 
 # ---- bodies that gave 500 ------------------------------------------------------------------------
 
+
 def test_a_name_with_a_lone_surrogate_is_400_and_nothing_is_stored(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
     match_id = client.post("/api/matches", json={"variant": "hanshan"}).get_json()["id"]
     before = app.extensions["tilefold"].repo.version(match_id)
-    reply = client.post(f"/api/matches/{match_id}/seats", data='{"name": "a\\ud800b"}',
-                        content_type="application/json")
+    reply = client.post(f"/api/matches/{match_id}/seats", data='{"name": "a\\ud800b"}', content_type="application/json")
     assert reply.status_code == 400 and reply.mimetype == "application/problem+json", reply.get_json()
     assert reply.get_json()["code"] == "invalid_json"
     assert app.extensions["tilefold"].repo.version(match_id) == before
-    paired = client.post(f"/api/matches/{match_id}/seats", data='{"name": "a\\ud83d\\ude00b"}',
-                         content_type="application/json")
+    paired = client.post(
+        f"/api/matches/{match_id}/seats", data='{"name": "a\\ud83d\\ude00b"}', content_type="application/json"
+    )
     assert paired.status_code == 201  # a surrogate pair is a real character (😀)
 
 
-@pytest.mark.parametrize("path,body", [
-    ("/api/matches", '{"variant": "hanshan", "options": {"hands": %s}}'),
-    ("/api/score", '{"variant": "hanshan", "seat": %s}'),
-    ("/api/matches", '{"variant": "hanshan", "extra": [1, {"x": %s}]}'),
-])
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/api/matches", '{"variant": "hanshan", "options": {"hands": %s}}'),
+        ("/api/score", '{"variant": "hanshan", "seat": %s}'),
+        ("/api/matches", '{"variant": "hanshan", "extra": [1, {"x": %s}]}'),
+    ],
+)
 def test_a_json_integer_longer_than_4300_digits_anywhere_is_400(tmp_path, path, body):
     app = make_app(tmp_path)
     reply = app.test_client().post(path, data=body % ("9" * 4301), content_type="application/json")
@@ -90,8 +96,11 @@ def test_a_bad_last_event_id_is_400(tmp_path, value):
 
 @pytest.mark.parametrize("options", [[1], "x", 3])
 def test_scenario_with_options_that_are_not_an_object_exits_2(tmp_path, capsys, options):
-    spec = {"variant": "koudiandian", "options": options,
-            "hands": ["123m456m789m123s55p", "123m456m789m123s5", "123m456m789m123s6", "123m456m789m123s7"]}
+    spec = {
+        "variant": "koudiandian",
+        "options": options,
+        "hands": ["123m456m789m123s55p", "123m456m789m123s5", "123m456m789m123s6", "123m456m789m123s7"],
+    }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     assert main(["scenario", str(path)]) == 2
@@ -101,9 +110,16 @@ def test_scenario_with_options_that_are_not_an_object_exits_2(tmp_path, capsys, 
 
 # ---- rate limits ---------------------------------------------------------------------------------
 
+
 def test_rate_limits_answer_429_problem_with_retry_after_per_client_address(tmp_path):
-    app = make_app(tmp_path, RATE_LIMITS=True, RATE_LIMIT_CREATE="3 per minute", RATE_LIMIT_JOIN="2 per minute",
-                   RATE_LIMIT_SCORE="2 per minute", RATE_LIMIT_IMPORT="1 per minute")
+    app = make_app(
+        tmp_path,
+        RATE_LIMITS=True,
+        RATE_LIMIT_CREATE="3 per minute",
+        RATE_LIMIT_JOIN="2 per minute",
+        RATE_LIMIT_SCORE="2 per minute",
+        RATE_LIMIT_IMPORT="1 per minute",
+    )
     client = app.test_client()
     made = [client.post("/api/matches", json={"variant": "hanshan"}) for _ in range(4)]
     assert [r.status_code for r in made] == [201, 201, 201, 429]
@@ -137,6 +153,7 @@ def test_imports_have_a_smaller_default_body_cap(tmp_path):
 
 # ---- races and stalls ----------------------------------------------------------------------------
 
+
 def test_bots_racing_joins_never_answer_409_after_seating_a_bot(tmp_path, monkeypatch):
     """A join takes the last seats between two of /bots' seatings: the answer lists the bots seated."""
     app = make_app(tmp_path)
@@ -158,8 +175,10 @@ def test_bots_racing_joins_never_answer_409_after_seating_a_bot(tmp_path, monkey
     reply = client.post(f"/api/matches/{match_id}/bots", json={}, headers={"Authorization": f"Bearer {owner}"})
     assert reply.status_code == 200, reply.get_json()
     assert reply.get_json()["seats"] == [0]
-    assert client.post(f"/api/matches/{match_id}/bots", json={},
-                       headers={"Authorization": f"Bearer {owner}"}).status_code == 409  # none seated: 409
+    assert (
+        client.post(f"/api/matches/{match_id}/bots", json={}, headers={"Authorization": f"Bearer {owner}"}).status_code
+        == 409
+    )  # none seated: 409
 
 
 def test_a_match_whose_next_deal_was_never_written_is_dealt_by_any_read(tmp_path):
@@ -176,8 +195,9 @@ def test_a_match_whose_next_deal_was_never_written_is_dealt_by_any_read(tmp_path
         loaded = svc.repo.load(match_id)
         while not loaded.state.needs_new_hand:  # play hand 1 to its end, nothing automatic after
             seat = engine.pending_seats(loaded.state)[0]
-            svc.repo.append_on(loaded, engine.decide(loaded.state, {**engine.bot_action(loaded.state, seat),
-                                                                      "seat": seat}))
+            svc.repo.append_on(
+                loaded, engine.decide(loaded.state, {**engine.bot_action(loaded.state, seat), "seat": seat})
+            )
             loaded = svc.repo.load(match_id)
     finally:
         svc.advance = real
@@ -188,6 +208,7 @@ def test_a_match_whose_next_deal_was_never_written_is_dealt_by_any_read(tmp_path
 
 
 # ---- the match list and the summary --------------------------------------------------------------
+
 
 def test_matches_are_listed_newest_first_with_a_before_cursor(tmp_path):
     app = make_app(tmp_path, LIST_LIMIT=3)
@@ -213,8 +234,10 @@ def test_the_public_summary_hand_no_is_the_hand_number(tmp_path):
     assert summary["hand_no"] == 1 and summary["table"]["hand"]["number"] == 1
 
 
-ROW = ('{"stream": "match-x", "version": %s, "type": "seat_joined", "schema_version": 1, '
-       '"payload": {"name": "%s"}, "recorded_at": "", "hash": ""}')
+ROW = (
+    '{"stream": "match-x", "version": %s, "type": "seat_joined", "schema_version": 1, '
+    '"payload": {"name": "%s"}, "recorded_at": "", "hash": ""}'
+)
 
 
 @pytest.mark.parametrize("body", [ROW % (1, "a\\ud800b"), ROW % ("9" * 4301, "a"), "[" + ROW % (1, "a\\udfff") + "]"])

@@ -7,6 +7,9 @@ import pytest
 def test_expected_version_must_be_a_whole_number(client, value):
     match = client.post("/api/matches", json={"variant": "hanshan", "options": {}}).json
     token = client.post(f"/api/matches/{match['id']}/seats", json={"name": "A"}).json["token"]
-    reply = client.post(f"/api/matches/{match['id']}/actions", headers={"Authorization": f"Bearer {token}"},
-                        json={"action": "pass", "expected_version": value})
+    reply = client.post(
+        f"/api/matches/{match['id']}/actions",
+        headers={"Authorization": f"Bearer {token}"},
+        json={"action": "pass", "expected_version": value},
+    )
     assert reply.status_code == 400 and reply.mimetype == "application/problem+json"

@@ -1,4 +1,5 @@
 """The replay viewer in headless chromium shows a name like <img onerror=...> as text: no dialog fires."""
+
 from __future__ import annotations
 
 import os

@@ -4,12 +4,26 @@ import pytest
 
 from service.notify import refused_destination
 
-PRIVATE = ["http://127.0.0.1:8000/x", "http://localhost/x", "http://localhost./x", "http://10.1.2.3/x",
-           "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
-           # issue 13: every form the system's resolver reads as a private IPv4 address
-           "http://127.1/x", "http://2130706433/x", "http://0x7f000001/x", "http://0/x", "http://017700000001/x",
-           "http://[::ffff:127.0.0.1]/x", "http://[::ffff:7f00:1]/x", "http://[64:ff9b::7f00:1]/x",
-           "http://[64:ff9b::a01:203]/x", "http://[2002:7f00:1::]/x", "http://[64:ff9b:1::7f00:1]/x"]
+PRIVATE = [
+    "http://127.0.0.1:8000/x",
+    "http://localhost/x",
+    "http://localhost./x",
+    "http://10.1.2.3/x",
+    "http://[::1]/x",
+    "http://169.254.169.254/latest/meta-data",
+    # issue 13: every form the system's resolver reads as a private IPv4 address
+    "http://127.1/x",
+    "http://2130706433/x",
+    "http://0x7f000001/x",
+    "http://0/x",
+    "http://017700000001/x",
+    "http://[::ffff:127.0.0.1]/x",
+    "http://[::ffff:7f00:1]/x",
+    "http://[64:ff9b::7f00:1]/x",
+    "http://[64:ff9b::a01:203]/x",
+    "http://[2002:7f00:1::]/x",
+    "http://[64:ff9b:1::7f00:1]/x",
+]
 
 
 @pytest.mark.parametrize("url", PRIVATE)
@@ -29,20 +43,27 @@ def test_public_literal_passes_and_an_unresolvable_name_waits_for_delivery():
 def test_registration_refuses_every_form_of_a_private_address(tmp_path, url):
     """Issue 13: registration used a literal check that missed 127.1, 2130706433, NAT64 …; now the delivery check."""
     from service.app import create_app
+
     app = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True, "WEBHOOK_WORKER": False})
     client = app.test_client()
     match = client.post("/api/matches", json={"variant": "hanshan", "options": {}}).json
     token = client.post(f"/api/matches/{match['id']}/seats", json={"name": "A"}).json["token"]
-    reply = client.put(f"/api/matches/{match['id']}/webhook", headers={"Authorization": f"Bearer {token}"},
-                       json={"url": url})
+    reply = client.put(
+        f"/api/matches/{match['id']}/webhook", headers={"Authorization": f"Bearer {token}"}, json={"url": url}
+    )
     assert reply.status_code == 400 and "private" in reply.json["detail"], reply.json
+
 
 def test_registration_refuses_private_targets_by_default(tmp_path):
     from service.app import create_app
+
     app = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True, "WEBHOOK_WORKER": False})
     client = app.test_client()
     match = client.post("/api/matches", json={"variant": "hanshan", "options": {}}).json
     token = client.post(f"/api/matches/{match['id']}/seats", json={"name": "A"}).json["token"]
-    reply = client.put(f"/api/matches/{match['id']}/webhook", headers={"Authorization": f"Bearer {token}"},
-                       json={"url": "http://127.0.0.1:9/hook"})
+    reply = client.put(
+        f"/api/matches/{match['id']}/webhook",
+        headers={"Authorization": f"Bearer {token}"},
+        json={"url": "http://127.0.0.1:9/hook"},
+    )
     assert reply.status_code == 400 and "private" in reply.json["detail"]

@@ -1,4 +1,5 @@
 """`tilefold serve` says where its database, API and pages are, and shares no control socket with other servers."""
+
 from __future__ import annotations
 
 import os
@@ -54,9 +55,15 @@ def test_two_servers_start_side_by_side_and_print_where_they_are(tmp_path):
         for name in ("a", "b"):
             port, db = free_port(), tmp_path / f"{name}.db"
             env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime), TILEFOLD_DB=str(db))
-            proc = subprocess.Popen(launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-                                    env=env, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    start_new_session=True, text=True)
+            proc = subprocess.Popen(
+                launcher + ["serve", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+                env=env,
+                cwd=str(ROOT),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                text=True,
+            )
             servers.append((proc, port, db))
         for proc, port, db in servers:
             wait_until_up(f"http://127.0.0.1:{port}", proc)

@@ -1,4 +1,5 @@
 """Move deadlines: overdue decisions take the engine's default with reason "timeout" (driven clock)."""
+
 from __future__ import annotations
 
 import pytest
@@ -41,6 +42,7 @@ def test_deadline_is_stored_in_match_created_and_shown_in_the_view(t):
     [deadline] = view["deadlines"]
     assert deadline["seat"] == 0 == view["view"]["pending"][0]
     from service.clock import parse
+
     assert (parse(deadline["deadline"]) - parse(deadline["pending_since"])).total_seconds() == 7200
     assert deadline["deadline"].endswith("Z")
     no_limit, _, tokens2 = t.match(deadline=None)
@@ -74,7 +76,9 @@ def test_ting_window_and_claim_window_timeouts_pass(t, preset):
     overdue(t, match_id, tokens[0])
     passes = t.reasons(match_id, "timeout")
     assert [(e["type"], e["seat"], e["response"], e["window"]) for e in passes] == [
-        ("responded", 1, "pass", "ting"), ("responded", 2, "pass", "ting")]
+        ("responded", 1, "pass", "ting"),
+        ("responded", 2, "pass", "ting"),
+    ]
     # the dealer's own deadline starts when the window closed: it is not overdue yet
     assert t.api.view(match_id, tokens[0]).body["view"]["pending"] == [0]
     t.act(match_id, tokens[0], "discard", "5p")
@@ -89,8 +93,18 @@ def test_ting_window_and_claim_window_timeouts_pass(t, preset):
 def test_rob_the_kong_window_timeout_passes_and_the_kong_is_made(t, preset):
     preset(ROB, "9m2m3m5s1s1s", wild="N")
     match_id, _, tokens = t.match("hanshan")
-    steps = [(1, "pass"), (0, "discard", "5s"), (1, "pass"), (3, "pung"), (3, "discard", "7s"), (2, "pass"),
-             (0, "discard", "9m"), (1, "discard", "2m"), (2, "discard", "3m"), (3, "kong", "5s")]
+    steps = [
+        (1, "pass"),
+        (0, "discard", "5s"),
+        (1, "pass"),
+        (3, "pung"),
+        (3, "discard", "7s"),
+        (2, "pass"),
+        (0, "discard", "9m"),
+        (1, "discard", "2m"),
+        (2, "discard", "3m"),
+        (3, "kong", "5s"),
+    ]
     for seat, *command in steps:
         t.act(match_id, tokens[seat], *command)
     view = t.api.view(match_id, tokens[1]).body
@@ -104,8 +118,11 @@ def test_rob_the_kong_window_timeout_passes_and_the_kong_is_made(t, preset):
 
 def test_lazy_settlement_on_events_actions_and_summary(t):
     match_id, _, tokens = t.match()
-    for read in (lambda: t.api.events(match_id, tokens[2]), lambda: t.api.summary(match_id),
-                 lambda: t.api.act(match_id, tokens[1], {"action": "pass"})):
+    for read in (
+        lambda: t.api.events(match_id, tokens[2]),
+        lambda: t.api.summary(match_id),
+        lambda: t.api.act(match_id, tokens[1], {"action": "pass"}),
+    ):
         count = len(t.reasons(match_id, "timeout"))
         t.clock.advance(HOUR + 1)
         read()
@@ -135,8 +152,11 @@ def test_vanished_players_match_ends_by_tick_alone(t, variant):
     summary = t.api.summary(match_id)
     assert summary["status"] == "over" and sum(summary["scores"]) == 0
     stored = t.stored(match_id)
-    decided = [e for e in stored if e.type in ("discarded", "responded", "ting_declared", "konged", "punged")
-               and not e.payload.get("auto")]
+    decided = [
+        e
+        for e in stored
+        if e.type in ("discarded", "responded", "ting_declared", "konged", "punged") and not e.payload.get("auto")
+    ]
     first_of_batch = {}
     for e in stored:
         first_of_batch.setdefault(e.recorded_at, e)
@@ -144,6 +164,7 @@ def test_vanished_players_match_ends_by_tick_alone(t, variant):
     assert human_moves and all(e.payload.get("reason") == "timeout" for e in human_moves)
     # the log still audits: every timeout was a legal default
     from service import match_log
+
     verdict = match_log.verify_rows(t.svc.repo.store.export_rows(f"match-{match_id}"))
     assert verdict.ok, verdict.text()
 

@@ -1,4 +1,5 @@
 """Error answers are problem+json with stable codes; concurrency and idempotency rules."""
+
 from __future__ import annotations
 
 import threading
@@ -63,15 +64,14 @@ def test_bad_json_unknown_field_bad_tile_bad_option_are_400(client, api, match):
     match_id, _, tokens = match
     reply = client.post("/api/matches", data="{not json", content_type="application/json")
     assert reply.status_code == 400 and reply.get_json()["code"] == "invalid_json"
-    assert_problem(api.call("POST", "/api/matches", {"variant": "koudiandian", "colour": "red"}),
-                   400, "invalid_body")
+    assert_problem(api.call("POST", "/api/matches", {"variant": "koudiandian", "colour": "red"}), 400, "invalid_body")
     assert_problem(api.call("POST", "/api/matches", {"variant": "riichi"}), 400, "invalid_body")
-    assert_problem(api.call("POST", "/api/matches", {"variant": "hanshan", "options": {"wilds": True}}),
-                   400, "invalid_option")
+    assert_problem(
+        api.call("POST", "/api/matches", {"variant": "hanshan", "options": {"wilds": True}}), 400, "invalid_option"
+    )
     body = assert_problem(api.act(match_id, tokens[0], {"action": "discard", "tile": "10m"}), 400, "invalid_body")
     assert "tile" in body["errors"]
-    assert_problem(api.act(match_id, tokens[0], {"action": "discard", "tile": "1m", "seat": 2}),
-                   400, "invalid_body")
+    assert_problem(api.act(match_id, tokens[0], {"action": "discard", "tile": "1m", "seat": 2}), 400, "invalid_body")
     assert_problem(api.call("POST", f"/api/matches/{match_id}/seats", {}), 400, "invalid_body")
 
 
@@ -86,8 +86,9 @@ def test_illegal_action_is_422_naming_the_rule(api, match):
 def test_stale_version_is_409_with_current_version(api, match):
     match_id, _, tokens = match
     view = api.view(match_id, tokens[0]).body
-    body = assert_problem(api.act(match_id, tokens[0], view["legal_actions"][0], view["version"] - 1),
-                          409, "version_conflict")
+    body = assert_problem(
+        api.act(match_id, tokens[0], view["legal_actions"][0], view["version"] - 1), 409, "version_conflict"
+    )
     assert body["current_version"] == view["version"]
     stale = dict(view["legal_actions"][0], expected_version=view["version"] - 1)
     assert_problem(api.act(match_id, tokens[0], stale), 409, "version_conflict")
@@ -132,8 +133,9 @@ def test_retried_idempotency_key_returns_the_first_answer_and_appends_nothing(ap
     assert retry.body == first.body
     assert api.summary(match_id)["version"] == after_first
     other = dict(move, tile="E" if move.get("tile") != "E" else "S")
-    assert_problem(api.act(match_id, tokens[0], other, view["version"], Idempotency_Key="abc-1"),
-                   422, "idempotency_key_reused")
+    assert_problem(
+        api.act(match_id, tokens[0], other, view["version"], Idempotency_Key="abc-1"), 422, "idempotency_key_reused"
+    )
     assert api.summary(match_id)["version"] == after_first
 
 
@@ -158,13 +160,18 @@ def test_openapi_documents_every_status(client):
     assert "ProblemSchema" in str(spec["components"]) or "Problem" in str(spec["components"])
     responses = spec["components"]["responses"]
     assert "application/problem+json" in responses["CONFLICT"]["content"]
-    for path in ("/api/matches", "/api/matches/{match_id}/view", "/api/matches/{match_id}/events",
-                 "/api/matches/{match_id}/seats", "/api/matches/{match_id}/bots", "/api/score"):
+    for path in (
+        "/api/matches",
+        "/api/matches/{match_id}/view",
+        "/api/matches/{match_id}/events",
+        "/api/matches/{match_id}/seats",
+        "/api/matches/{match_id}/bots",
+        "/api/score",
+    ):
         assert path in spec["paths"]
 
 
 def test_calculator_rejects_malformed_input_with_400(api):
     assert_problem(api.call("POST", "/api/score", {"variant": "koudiandian"}), 400, "invalid_body")
-    bad_hand = {"variant": "hanshan", "seat": 0, "dealer": 0, "hand": "123x", "win_tile": "1m",
-                "win_by": "self_draw"}
+    bad_hand = {"variant": "hanshan", "seat": 0, "dealer": 0, "hand": "123x", "win_tile": "1m", "win_by": "self_draw"}
     assert_problem(api.call("POST", "/api/score", bad_hand), 400, "invalid_body")

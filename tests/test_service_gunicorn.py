@@ -1,4 +1,5 @@
 """A whole match over real HTTP against `tilefold serve` (gunicorn, 2 gthread workers)."""
+
 from __future__ import annotations
 
 import random
@@ -47,9 +48,11 @@ def test_oversized_chunked_body_is_413_through_gunicorn(server):
         for _ in range(20):
             yield b" " * 10_000
 
-    reply = requests.post(f"{server}/api/matches", data=chunks(), headers={"Content-Type": "application/json"},
-                          timeout=30)
+    reply = requests.post(
+        f"{server}/api/matches", data=chunks(), headers={"Content-Type": "application/json"}, timeout=30
+    )
     assert reply.status_code == 413 and reply.json()["code"] == "body_too_large"
-    small = requests.post(f"{server}/api/matches", data=iter([head]), headers={"Content-Type": "application/json"},
-                          timeout=30)
+    small = requests.post(
+        f"{server}/api/matches", data=iter([head]), headers={"Content-Type": "application/json"}, timeout=30
+    )
     assert small.status_code == 201

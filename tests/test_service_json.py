@@ -1,4 +1,5 @@
 """The orjson response provider: same JSON as Flask's, falling back where orjson refuses a value."""
+
 import json
 
 import pytest
@@ -19,7 +20,7 @@ def test_responses_are_compact_utf8_json_with_the_same_meaning(app):
     assert json.loads(raw) == json.loads(json.dumps(body))
 
 
-@pytest.mark.parametrize("value", [2 ** 70, "\ud800"])
+@pytest.mark.parametrize("value", [2**70, "\ud800"])
 def test_values_orjson_refuses_fall_back_to_the_standard_encoder(app, value):
     with app.app_context():
         assert json.loads(app.json.dumps({"v": value})) == {"v": value}

@@ -1,4 +1,5 @@
 """Standing orders: auto_pass / auto_discard answer for a seat at once, recorded as "standing_order"."""
+
 from __future__ import annotations
 
 import random
@@ -32,8 +33,10 @@ def test_orders_are_events_and_can_be_read_back(t):
     assert t.api.call("GET", f"/api/matches/{match_id}/orders", token=tokens[2]).body["auto_pass"] is False
 
 
-@pytest.mark.parametrize("body,status,code", [
-    ({"auto_pass": "yes"}, 400, "invalid_body"), ({"auto_pass": True, "extra": 1}, 400, "invalid_body")])
+@pytest.mark.parametrize(
+    "body,status,code",
+    [({"auto_pass": "yes"}, 400, "invalid_body"), ({"auto_pass": True, "extra": 1}, 400, "invalid_body")],
+)
 def test_bad_orders(t, body, status, code):
     match_id, _, tokens = t.match(deadline=None)
     reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", body, token=tokens[0])
@@ -81,8 +84,11 @@ def test_three_seats_on_standing_orders_leave_only_the_fourth_to_decide(t):
             reply = t.api.act(match_id, tokens[0], rng.choice(view["legal_actions"]), view["version"])
             assert reply.status == 200, reply
     assert t.api.summary(match_id)["status"] == "over"
-    by_others = [e for e in t.stored(match_id) if e.payload.get("seat") in (1, 2, 3)
-                 and e.type in ("discarded", "responded") and not e.payload.get("auto")]
+    by_others = [
+        e
+        for e in t.stored(match_id)
+        if e.payload.get("seat") in (1, 2, 3) and e.type in ("discarded", "responded") and not e.payload.get("auto")
+    ]
     assert by_others and all(e.payload.get("reason") == "standing_order" for e in by_others)
 
 

@@ -1,4 +1,5 @@
 """Whole matches of both variants through the HTTP API with four random-but-legal clients."""
+
 from __future__ import annotations
 
 import random
@@ -67,9 +68,9 @@ def test_private_view_etag_and_long_poll(api):
     # long-poll that times out: still 304, after roughly the wait
     assert api.view(match_id, tokens[1], If_None_Match=tag).status == 304
     import time
+
     started = time.monotonic()
-    assert api.call("GET", f"/api/matches/{match_id}/view?wait=0.3", token=tokens[1],
-                    If_None_Match=tag).status == 304
+    assert api.call("GET", f"/api/matches/{match_id}/view?wait=0.3", token=tokens[1], If_None_Match=tag).status == 304
     assert time.monotonic() - started >= 0.25
 
 
@@ -85,13 +86,15 @@ def test_long_poll_returns_when_the_version_changes(app, api):
     def act_soon():
         time.sleep(0.2)
         from conftest import MatchClient, flask_transport
+
         MatchClient(flask_transport(other)).act(match_id, tokens[0], dealer_move, view.body["version"])
 
     thread = threading.Thread(target=act_soon)
     thread.start()
     started = time.monotonic()
-    reply = api.call("GET", f"/api/matches/{match_id}/view?wait=10", token=tokens[1],
-                     If_None_Match=view.headers["ETag"])
+    reply = api.call(
+        "GET", f"/api/matches/{match_id}/view?wait=10", token=tokens[1], If_None_Match=view.headers["ETag"]
+    )
     thread.join()
     assert reply.status == 200 and reply.body["version"] > view.body["version"]
     assert time.monotonic() - started < 5
@@ -108,7 +111,7 @@ def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant)
         if reply.status != 200 or "first_version" not in body:
             return  # a GET view, or a refused action
         feed = api.events(match_id, token, after=body["first_version"] - 1).body["events"]
-        assert body["events"] == feed[:body["version"] - body["first_version"] + 1]
+        assert body["events"] == feed[: body["version"] - body["first_version"] + 1]
         seen.append(len(body["events"]))
 
     first = next(view for view in (api.view(match_id, t).body for t in tokens) if view["legal_actions"])

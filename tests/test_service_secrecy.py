@@ -1,4 +1,5 @@
 """No response ever leaks another seat's concealed tiles, face-down discards, walls, seeds or token hashes."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """Spectators: the public view and feed hide every secret; the owner may turn spectating off."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """SSE through `tilefold serve` (gunicorn, 2 gthread workers): reconnecting with Last-Event-ID misses nothing."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,12 @@ from service.room import SERVICE_EVENT_TYPES as SERVICE  # noqa: E402
 
 @pytest.fixture
 def server(tmp_path: Path):
-    with serving(tmp_path / "served.db", TILEFOLD_STREAM_LIFETIME="1.0", TILEFOLD_STREAM_HEARTBEAT="0.3",
-                 TILEFOLD_POLL_INTERVAL="0.02") as base:
+    with serving(
+        tmp_path / "served.db",
+        TILEFOLD_STREAM_LIFETIME="1.0",
+        TILEFOLD_STREAM_HEARTBEAT="0.3",
+        TILEFOLD_POLL_INTERVAL="0.02",
+    ) as base:
         yield base
 
 
@@ -99,8 +104,11 @@ def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
         got = [i["version"] for i in reader.items]
         assert got == sorted(set(got)) and set(got) <= set(versions)  # in order, never twice
         # nothing missed: every event the viewer may see in play (issue 13 drops window answers)
-        seen = [e["version"] for e in everything["events"]
-                if e["type"] in SERVICE or engine.redact({"type": e["type"], **e["payload"]}, viewer) is not None]
+        seen = [
+            e["version"]
+            for e in everything["events"]
+            if e["type"] in SERVICE or engine.redact({"type": e["type"], **e["payload"]}, viewer) is not None
+        ]
         assert set(seen) <= set(got)
         by_version = {e["version"]: e["type"] for e in everything["events"]}
         assert [i["type"] for i in reader.items] == [by_version[v] for v in got]
@@ -110,7 +118,8 @@ def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
     mine = [i for i in seat_reader.items if i["type"] == "hand_started"]
     assert mine[0]["payload"]["hands"][0] is not None
     # a resumed stream starts exactly after Last-Event-ID
-    resumed = requests.get(f"{server}/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(versions[-3])},
-                           stream=True, timeout=10)
+    resumed = requests.get(
+        f"{server}/api/matches/{match_id}/stream", headers={"Last-Event-ID": str(versions[-3])}, stream=True, timeout=10
+    )
     ids = [int(line[4:]) for line in resumed.iter_lines(decode_unicode=True) if line.startswith("id: ")]
     assert ids == versions[-2:]

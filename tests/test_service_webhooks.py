@@ -1,5 +1,6 @@
 """Webhook notices: once per pending decision, signed, retried until a failing receiver recovers,
 and never on the request path (an action is as fast with the receiver down as up)."""
+
 from __future__ import annotations
 
 import json
@@ -127,8 +128,11 @@ def test_every_decision_is_notified_once_and_signed(tmp_path, receiver):
     # and every notice was a real decision of seat 0 at that version (engine-checked)
     stored = t.stored(match_id)
     for n in decisions:
-        events = [{"type": e.type, **e.payload} for e in stored[:n["version"]]
-                  if e.type not in ("match_created", "seat_joined", "webhook_set", "orders_set", "spectating_set")]
+        events = [
+            {"type": e.type, **e.payload}
+            for e in stored[: n["version"]]
+            if e.type not in ("match_created", "seat_joined", "webhook_set", "orders_set", "spectating_set")
+        ]
         assert 0 in engine.pending_seats(engine.fold(events))
 
 

@@ -1,4 +1,5 @@
 """flask-smorest's private surface that service/smorest_adapter.py relies on: these fail when the library changes."""
+
 from __future__ import annotations
 
 import inspect
@@ -30,10 +31,14 @@ def test_api_init_calls_the_two_hooks_the_adapter_overrides():
         assert name in vars(TilefoldApi) and callable(getattr(flask_smorest.Api, name))
 
 
-@pytest.mark.parametrize("decorate", [
-    lambda blp: blp.alt_response(409, response="CONFLICT"),
-    lambda blp: blp.doc(parameters=[{"in": "header", "name": "If-Match", "schema": {"type": "string"}}]),
-], ids=["alt_response", "doc"])
+@pytest.mark.parametrize(
+    "decorate",
+    [
+        lambda blp: blp.alt_response(409, response="CONFLICT"),
+        lambda blp: blp.doc(parameters=[{"in": "header", "name": "If-Match", "schema": {"type": "string"}}]),
+    ],
+    ids=["alt_response", "doc"],
+)
 def test_documentation_only_decorators_record_what_upstream_records(decorate):
     """Given a flask-smorest decorator, when the adapter applies it, then the view carries the same `_apidoc`
     the upstream wrapper would carry, and no wrapper (the view itself is returned)."""
@@ -77,6 +82,9 @@ def test_only_the_adapter_touches_private_names():
 
     root = pathlib.Path(smorest_adapter.__file__).parent
     private = ("_register_error_handlers", "_register_responses", "_apidoc", "flask_smorest.utils")
-    users = {str(p.relative_to(root)) for p in root.rglob("*.py")
-             if any(name in p.read_text(encoding="utf-8") for name in private)}
+    users = {
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if any(name in p.read_text(encoding="utf-8") for name in private)
+    }
     assert users == {"smorest_adapter.py"}

@@ -1,4 +1,5 @@
 """#15 snapshots: snapshot + tail == full fold; stale rules versions are ignored and rebuilt."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,15 +23,18 @@ def bot_match(variant: str, hands: int, label: str) -> list[dict]:
 
 
 def stored_match(store: EventStore, match_id: str, events: list[dict], variant: str) -> None:
-    created = {"type": rooms.MATCH_CREATED, "variant": variant, "options": {"hands": 1},
-               "owner_token_hash": "0" * 64}
+    created = {"type": rooms.MATCH_CREATED, "variant": variant, "options": {"hands": 1}, "owner_token_hash": "0" * 64}
     rows = [to_new_event(created)] + [to_new_event(e) for e in events]
     store.append(stream_of(match_id), 0, rows)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(variant=st.sampled_from(["koudiandian", "hanshan"]), hands=st.integers(1, 3),
-       label=st.sampled_from(["a", "b", "c", "d"]), cut=st.floats(0, 1))
+@given(
+    variant=st.sampled_from(["koudiandian", "hanshan"]),
+    hands=st.integers(1, 3),
+    label=st.sampled_from(["a", "b", "c", "d"]),
+    cut=st.floats(0, 1),
+)
 def test_snapshot_plus_tail_is_the_full_fold(variant, hands, label, cut):
     """Given a random bot-played match and a random cut point, when the state at the cut is
     snapshotted (encoded, decoded) and the rest folded onto it, then it equals the full fold."""
@@ -69,11 +73,11 @@ def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_servi
     repo = app.extensions["tilefold"].repo
     repo.snapshots.every = 50
     import random
+
     match_id, _, tokens = api.new_match("hanshan", {"hands": 2}, humans=1)
     api.play_randomly(match_id, tokens, random.Random(3))
     store = repo.store
-    rows = store.query("SELECT version, key FROM snapshots WHERE stream = ? ORDER BY version",
-                           [stream_of(match_id)])
+    rows = store.query("SELECT version, key FROM snapshots WHERE stream = ? ORDER BY version", [stream_of(match_id)])
     assert rows and all(key == snapshots.format_key() for _, key in rows)
     stored = store.read(stream_of(match_id))
     ends = [e.version for e in stored if e.type == "hand_ended"]
@@ -118,8 +122,14 @@ def test_an_unreadable_snapshot_is_ignored(tmp_path):
     assert MatchRepository(store).load("m").state == engine.fold(events)
 
 
-@pytest.mark.parametrize("before,after,types,due", [
-    (10, 20, ["drew"], False), (95, 101, ["drew"], True), (10, 12, ["hand_ended"], True),
-    (10, 12, ["match_ended"], True)])
+@pytest.mark.parametrize(
+    "before,after,types,due",
+    [
+        (10, 20, ["drew"], False),
+        (95, 101, ["drew"], True),
+        (10, 12, ["hand_ended"], True),
+        (10, 12, ["match_ended"], True),
+    ],
+)
 def test_when_a_snapshot_is_due(before, after, types, due):
     assert snapshots.Snapshots(None, 100).due(before, after, types) is due

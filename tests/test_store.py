@@ -4,6 +4,7 @@ One suite, two backends: every test taking `store` or `backend` runs against SQL
 PostgreSQL (tests/backends.py); the tests of SQLite's own machinery (pragmas, triggers, WAL,
 busy retries, fault mapping) take `path` / `sqlite_store` and run on SQLite only.
 """
+
 import json
 import sqlite3
 import threading
@@ -15,8 +16,17 @@ from hypothesis import strategies as st
 
 import events.connection as connection_module
 from events.chain import canonical_json, hash_new_row
-from events import (ConcurrencyError, EventStore, IdempotencyMismatch, NewEvent,
-                    Registry, StorageUnavailable, UpcastError, compute_hash, verify_chain)
+from events import (
+    ConcurrencyError,
+    EventStore,
+    IdempotencyMismatch,
+    NewEvent,
+    Registry,
+    StorageUnavailable,
+    UpcastError,
+    compute_hash,
+    verify_chain,
+)
 from events.registry import validate_type_name
 
 
@@ -177,8 +187,9 @@ def test_failure_inside_transaction_rolls_everything_back(store, backend):
 
 
 def test_extra_hook_writes_in_same_transaction(store):
-    store.append("s", 0, [ev(1)], extra=lambda conn: conn.execute(
-        "INSERT INTO meta (key, value) VALUES ('seen', '\"yes\"')"))
+    store.append(
+        "s", 0, [ev(1)], extra=lambda conn: conn.execute("INSERT INTO meta (key, value) VALUES ('seen', '\"yes\"')")
+    )
     assert store.meta_get("seen") == "yes"
 
 
@@ -230,7 +241,9 @@ def test_initialise_is_idempotent_and_sets_pragmas(path):
     assert store.current_version("s") == 1
     conn, _ = store._db.get()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # DURABLE: NORMAL + fsync after (test_store_durability)
+    assert (
+        conn.execute("PRAGMA synchronous").fetchone()[0] == 1
+    )  # DURABLE: NORMAL + fsync after (test_store_durability)
     assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30_000
     assert conn.isolation_level is None
 
@@ -244,8 +257,10 @@ def test_events_table_is_append_only_and_unique(sqlite_store, path):
         conn.execute("DELETE FROM events")
     for version in (1, 3):  # a second version 1, or a gap after the head (1)
         with pytest.raises(sqlite3.IntegrityError, match="stream version conflict|UNIQUE"):
-            conn.execute("INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
-                         f"VALUES ('s', {version}, 't', 1, '{{}}', 'now', 'h')")
+            conn.execute(
+                "INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
+                f"VALUES ('s', {version}, 't', 1, '{{}}', 'now', 'h')"
+            )
     assert count(path) == 1
 
 
@@ -253,7 +268,9 @@ def test_events_table_is_append_only_and_unique(sqlite_store, path):
 def test_plain_append_is_one_statement_and_keeps_the_head(sqlite_store, path, monkeypatch):
     statements = []
     real = sqlite_store._db.execute_alone
-    monkeypatch.setattr(sqlite_store._db, "execute_alone", lambda sql, params: statements.append(sql) or real(sql, params))
+    monkeypatch.setattr(
+        sqlite_store._db, "execute_alone", lambda sql, params: statements.append(sql) or real(sql, params)
+    )
     first = sqlite_store.append("s", 0, [ev(1), ev(2), ev(3)])
     second = sqlite_store.append("s", 3, [ev(4)])
     assert len(statements) == 2 and statements[0].count("(?, ?, ?, ?, ?, ?, ?)") == 3
@@ -342,6 +359,7 @@ def test_utc_now_is_the_store_timestamp_format():
     from datetime import datetime
 
     from events.store import iso, utc_now
+
     stamp = utc_now()
     assert iso(datetime.fromisoformat(stamp.replace("Z", "+00:00"))) == stamp and len(stamp) == 27
 
@@ -430,9 +448,13 @@ def test_dropped_last_row_is_caught(chained, backend):
 
 
 def test_reordered_rows_are_caught(chained, backend):
-    backend.script(["UPDATE events SET version = version + 100 WHERE stream = 'm' AND version IN (2, 4)",
-                    "UPDATE events SET version = 4 WHERE stream = 'm' AND version = 102",
-                    "UPDATE events SET version = 2 WHERE stream = 'm' AND version = 104"])
+    backend.script(
+        [
+            "UPDATE events SET version = version + 100 WHERE stream = 'm' AND version IN (2, 4)",
+            "UPDATE events SET version = 4 WHERE stream = 'm' AND version = 102",
+            "UPDATE events SET version = 2 WHERE stream = 'm' AND version = 104",
+        ]
+    )
     versions = {p.version for p in chained.verify_stream("m")}
     assert {2, 4} <= versions
 
@@ -484,9 +506,15 @@ def make_registry():
 
 def test_old_payloads_are_upcast_step_by_step(backend):
     store = backend.store(registry=make_registry())
-    store.append("m", 0, [NewEvent("tile_discarded", {"t": "5m"}, schema_version=1),
-                          NewEvent("tile_discarded", {"tile": "1p", "seat": 2}, schema_version=2),
-                          NewEvent("tile_discarded", {"tile": "9s", "seat": 1, "riichi": True})])
+    store.append(
+        "m",
+        0,
+        [
+            NewEvent("tile_discarded", {"t": "5m"}, schema_version=1),
+            NewEvent("tile_discarded", {"tile": "1p", "seat": 2}, schema_version=2),
+            NewEvent("tile_discarded", {"tile": "9s", "seat": 1, "riichi": True}),
+        ],
+    )
     events = store.read("m")
     assert [e.schema_version for e in events] == [3, 3, 3]
     assert events[0].payload == {"tile": "5m", "seat": 0, "riichi": False}
@@ -575,27 +603,46 @@ def test_unopenable_database_is_unavailable_then_recovers(tmp_path):
 
 
 def test_fault_classification_by_message():
-    for message, fault in [("database or disk is full", True), ("disk I/O error", True),
-                           ("attempt to write a readonly database", True), ("no such table: x", False)]:
+    for message, fault in [
+        ("database or disk is full", True),
+        ("disk I/O error", True),
+        ("attempt to write a readonly database", True),
+        ("no such table: x", False),
+    ]:
         assert connection_module.is_fault(sqlite3.OperationalError(message)) is fault
     assert connection_module.is_busy(sqlite3.OperationalError("database is locked"))
 
 
 # -- the append path's row hash is compute_hash, byte for byte ------------------------------------
-_json = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 53, 2 ** 53) | st.text(),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-                     max_leaves=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(prev=st.text(), stream=st.text(min_size=1), version=st.integers(1, 10 ** 9), type_name=st.text(min_size=1),
-       schema_version=st.integers(1, 50), payload=st.dictionaries(st.text(), _json, max_size=5),
-       recorded_at=st.text())
+@given(
+    prev=st.text(),
+    stream=st.text(min_size=1),
+    version=st.integers(1, 10**9),
+    type_name=st.text(min_size=1),
+    schema_version=st.integers(1, 50),
+    payload=st.dictionaries(st.text(), _json, max_size=5),
+    recorded_at=st.text(),
+)
 def test_hash_new_row_equals_compute_hash(prev, stream, version, type_name, schema_version, payload, recorded_at):
-    row = {"stream": stream, "version": version, "type": type_name, "schema_version": schema_version,
-           "payload": payload, "recorded_at": recorded_at}
-    assert hash_new_row(prev, stream, version, type_name, schema_version, canonical_json(payload),
-                        recorded_at) == compute_hash(prev, row)
+    row = {
+        "stream": stream,
+        "version": version,
+        "type": type_name,
+        "schema_version": schema_version,
+        "payload": payload,
+        "recorded_at": recorded_at,
+    }
+    assert hash_new_row(
+        prev, stream, version, type_name, schema_version, canonical_json(payload), recorded_at
+    ) == compute_hash(prev, row)
 
 
 def test_a_long_transactional_append_is_chunked_under_one_timestamp(store):
@@ -654,8 +701,9 @@ def test_racing_new_streams_and_idempotency_keys(backend):
             result = stores[i].append("keyed", 0, [ev(7)], idempotency_key="same", request_fingerprint="f")
             replays.append(result.replayed)
         except ConcurrencyError:  # lost the race before the winner's key was committed: a retry replays
-            replays.append(stores[i].append("keyed", 0, [ev(7)], idempotency_key="same",
-                                            request_fingerprint="f").replayed)
+            replays.append(
+                stores[i].append("keyed", 0, [ev(7)], idempotency_key="same", request_fingerprint="f").replayed
+            )
 
     threads = [threading.Thread(target=writer, args=(i,)) for i in range(6)]
     for t in threads:
@@ -748,8 +796,9 @@ def test_outbox_claim_hands_each_notice_to_one_claimer(backend):
     first = stores[0].outbox_pending(now)[0]
     stores[0].outbox_release(first.id)
     assert [item.id for item in stores[1].outbox_claim_due(now, lease)] == [first.id]
-    assert [i.payload["n"] for i in stores[0].outbox_claim_due("2999-01-01T00:03:00.000000Z", "3000-01-01T00:00:00Z")] \
-        == list(range(30))  # leases ended: claimable again
+    assert [
+        i.payload["n"] for i in stores[0].outbox_claim_due("2999-01-01T00:03:00.000000Z", "3000-01-01T00:00:00Z")
+    ] == list(range(30))  # leases ended: claimable again
 
 
 def test_import_rows_keeps_the_chain_and_resumes(backend, tmp_path):
@@ -761,7 +810,9 @@ def test_import_rows_keeps_the_chain_and_resumes(backend, tmp_path):
     assert store.import_rows("m", rows[:2]) == 2
     assert store.import_rows("m", rows) == 1  # resumed: the first two are skipped
     assert store.import_rows("m", rows) == 0
-    assert store.export_rows("m") == [dict(r, position=mine["position"]) for r, mine in zip(rows, store.export_rows("m"))]
+    assert store.export_rows("m") == [
+        dict(r, position=mine["position"]) for r, mine in zip(rows, store.export_rows("m"))
+    ]
     assert store.verify_stream("m") == [] and store.append("m", 3, [ev(4)]).last_version == 4
     assert store.verify_stream("m") == []
 
@@ -781,8 +832,10 @@ def test_postgres_events_are_append_only_and_unique(pg_url):
         with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
             conn.execute("DELETE FROM events")
         with pytest.raises(psycopg.errors.UniqueViolation):
-            conn.execute("INSERT INTO events (stream, version, position, type, schema_version, payload, "
-                         "recorded_at, hash) VALUES ('s', 1, 99, 't', 1, '{}', 'now', 'h')")
+            conn.execute(
+                "INSERT INTO events (stream, version, position, type, schema_version, payload, "
+                "recorded_at, hash) VALUES ('s', 1, 99, 't', 1, '{}', 'now', 'h')"
+            )
     assert store.read("s")[0].payload == {"n": 1} and store.verify_stream("s") == []
 
 

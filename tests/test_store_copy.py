@@ -1,4 +1,5 @@
 """`tilefold copy SRC DST`: SQLite → PostgreSQL and back, every chain verified, resumable."""
+
 import json
 
 from events import EventStore, NewEvent, PostgresEventStore, Registry
@@ -11,8 +12,9 @@ def fill(store, streams=5, appends=12):
         version = 0
         for n in range(appends):
             events = [NewEvent("move", {"s": s, "n": n, "k": k, "ü": "é"}) for k in range(1 + n % 3)]
-            version = store.append(f"match-{s}", version, events,
-                                   idempotency_key=f"key-{s}-{n}" if n % 5 == 0 else None).last_version
+            version = store.append(
+                f"match-{s}", version, events, idempotency_key=f"key-{s}-{n}" if n % 5 == 0 else None
+            ).last_version
     store.meta_set("answer", {"value": 42})
 
 
@@ -80,8 +82,10 @@ def test_copy_carries_the_service_tables(tmp_path, pg_url, capsys):
     t = App(tmp_path)
     match_id, owner = t.create("koudiandian", {"hands": 1}, deadline=3600)
     token = t.api.join(match_id, "human")
-    assert t.api.call("PUT", f"/api/matches/{match_id}/webhook", {"url": "https://example.org/h"},
-                      token=token).status == 200
+    assert (
+        t.api.call("PUT", f"/api/matches/{match_id}/webhook", {"url": "https://example.org/h"}, token=token).status
+        == 200
+    )
     t.api.bots(match_id, owner)
     assert main(["copy", str(tmp_path / "tilefold.db"), pg_url]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["verified"]

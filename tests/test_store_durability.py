@@ -1,5 +1,6 @@
 """DURABLE, the store's default: SQLite commits without fsync under its lock, then the WAL is fsynced
 before the write returns (shared by concurrent commits); FULL and non-WAL files keep SQLite's own sync."""
+
 import os
 import sqlite3
 import threading
@@ -167,8 +168,11 @@ def test_the_directory_is_synced_once_for_each_new_wal_file(path, monkeypatch):
     new one, which here even gets the old one's inode number (told apart by the WAL header's salt)."""
     directories = []
     real_fsync = os.fsync
-    monkeypatch.setattr(connection_module.os, "fsync",
-                        lambda fd: directories.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd))
+    monkeypatch.setattr(
+        connection_module.os,
+        "fsync",
+        lambda fd: directories.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd),
+    )
     store = EventStore.initialise(path, registry=Registry())
     store.append("s", 0, [ev(1)])
     store.append("s", 1, [ev(2)])

@@ -6,6 +6,7 @@ its WAL fsync (done on gevent's thread pool), commits still share fsyncs, a fail
 an error. The one store test that checks "a connection per thread" is replaced under gevent by
 its rule there: greenlets of one OS thread share one connection, one transaction at a time.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -24,8 +25,13 @@ sys.exit(pytest.main(sys.argv[1:]))
 
 
 def run_patched(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", RUN_PATCHED, "-q", "-p", "no:cacheprovider", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", RUN_PATCHED, "-q", "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_durability_tests_hold_under_gevent():
@@ -38,9 +44,15 @@ def test_the_store_suite_holds_under_gevent():
     # deselected: "a connection per thread" (its gevent rule is the test below), and a reader that
     # busy-loops on read_all with no sleep: a greenlet that never waits starves the writers (no
     # request handler in the service polls like that; the waiter hub sleeps between its queries)
-    result = run_patched("tests/test_store.py", "-k", "not postgres", "--deselect",
-                         "tests/test_store.py::test_each_thread_gets_its_own_connection", "--deselect",
-                         "tests/test_store.py::test_the_global_feed_never_skips_an_event_committed_late[sqlite]")
+    result = run_patched(
+        "tests/test_store.py",
+        "-k",
+        "not postgres",
+        "--deselect",
+        "tests/test_store.py::test_each_thread_gets_its_own_connection",
+        "--deselect",
+        "tests/test_store.py::test_the_global_feed_never_skips_an_event_committed_late[sqlite]",
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
@@ -70,6 +82,7 @@ print("ok")
 def test_greenlets_share_one_connection_one_transaction_at_a_time(tmp_path):
     """Given 8 greenlets appending at once under gevent, then they all succeed on ONE connection
     (a connection per greenlet would be one per request)."""
-    result = subprocess.run([sys.executable, "-c", GREENLETS, str(tmp_path / "g.db")], cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", GREENLETS, str(tmp_path / "g.db")], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0 and "ok" in result.stdout, result.stdout + result.stderr

@@ -1,5 +1,6 @@
 """Multi-process tests of the event store: 8 concurrent writers, and SIGKILL mid-append, on both
 backends (`backend`: a SQLite file, or a PostgreSQL schema)."""
+
 import multiprocessing as mp
 import os
 import random
@@ -94,8 +95,10 @@ def run_workers(path, method):
     ctx = mp.get_context(method)
     start, results = ctx.Event(), ctx.Queue()
     handle = store if method == "fork" else path
-    procs = [ctx.Process(target=shared_worker if w % 2 == 0 else own_worker,
-                         args=(handle, w, start, results)) for w in range(WORKERS)]
+    procs = [
+        ctx.Process(target=shared_worker if w % 2 == 0 else own_worker, args=(handle, w, start, results))
+        for w in range(WORKERS)
+    ]
     for proc in procs:
         proc.start()
     start.set()
@@ -134,8 +137,7 @@ def batch_appender(path, ack_path, ready):
         while True:
             version = store.current_version("killed")
             parts = [NewEvent("part", {"batch": batch, "i": i}) for i in range(BATCH)]
-            result = store.append("killed", version, parts, idempotency_key=f"batch-{batch}",
-                                  outbox=[{"batch": batch}])
+            result = store.append("killed", version, parts, idempotency_key=f"batch-{batch}", outbox=[{"batch": batch}])
             acks.write(f"{result.last_version}\n")
             acks.flush()
             os.fsync(acks.fileno())

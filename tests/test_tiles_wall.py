@@ -22,10 +22,18 @@ def test_G1_any_multiset_round_trips(shuffled, size):
     assert sorted(parse(format_hand(tiles))) == sorted(tiles)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("10m", "rank 0"), ("x", "unknown character"), ("11111m", "5 copies"), ("123", "no suit letter"),
-    ("m", "no ranks"), ("12E3m", "not followed by a suit"), ("EEEEE", "5 copies"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("10m", "rank 0"),
+        ("x", "unknown character"),
+        ("11111m", "5 copies"),
+        ("123", "no suit letter"),
+        ("m", "no ranks"),
+        ("12E3m", "not followed by a suit"),
+        ("EEEEE", "5 copies"),
+    ],
+)
 def test_G1_bad_hand_strings_are_refused_clearly(bad, message):
     with pytest.raises(TileError, match=message):
         parse(bad)

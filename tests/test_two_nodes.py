@@ -3,6 +3,7 @@ racing each other, one node SIGKILLed under load: no acknowledged action lost or
 chain verifies, every match finishes, every waiter wakes. Bounded: ~6 matches, ~2 minutes at most,
 127.0.0.1 only.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -24,8 +25,8 @@ requests = pytest.importorskip("requests")
 from served import free_port  # noqa: E402
 
 pytestmark = pytest.mark.slow
-MATCHES = 6            # one client thread per match, each playing its match to the end
-KILL_AFTER_ACKS = 60   # node B is SIGKILLed once this many actions were acknowledged (or after KILL_AFTER_S)
+MATCHES = 6  # one client thread per match, each playing its match to the end
+KILL_AFTER_ACKS = 60  # node B is SIGKILLed once this many actions were acknowledged (or after KILL_AFTER_S)
 KILL_AFTER_S = 15
 PLAY_DEADLINE_S = 150  # every match must be over by then
 WAITERS = 6
@@ -55,9 +56,14 @@ class Node:
         launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
         cmd = launcher + ["serve", "--bind", f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4"]
         self.log = open(log, "wb")
-        self.proc = subprocess.Popen(cmd, env=dict(os.environ, TILEFOLD_DB=url),
-                                     cwd=str(Path(__file__).resolve().parents[1]),
-                                     stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=dict(os.environ, TILEFOLD_DB=url),
+            cwd=str(Path(__file__).resolve().parents[1]),
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.alive = True
 
     def kill(self) -> None:
@@ -140,7 +146,9 @@ def new_match(cluster: Cluster, rng: random.Random) -> tuple[str, list[str]]:
         joined = cluster.request("POST", f"/api/matches/{match_id}/seats", json={"name": f"p{i}"})
         assert joined.status_code == 201, joined.text
         tokens.append(joined.json()["token"])
-    bots = cluster.request("POST", f"/api/matches/{match_id}/bots", json={}, headers={"Authorization": f"Bearer {owner}"})
+    bots = cluster.request(
+        "POST", f"/api/matches/{match_id}/bots", json={}, headers={"Authorization": f"Bearer {owner}"}
+    )
     assert bots.status_code == 200, bots.text
     return match_id, tokens
 
@@ -167,7 +175,9 @@ def play_to_the_end(cluster: Cluster, match_id: str, tokens: list[str], rng: ran
 
         def send(key, state=state, token=token, command=command, answers=answers):
             headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key, "If-Match": f'"v{state["version"]}"'}
-            answers.append((key, cluster.request("POST", f"/api/matches/{match_id}/actions", json=command, headers=headers)))
+            answers.append(
+                (key, cluster.request("POST", f"/api/matches/{match_id}/actions", json=command, headers=headers))
+            )
 
         racers = [threading.Thread(target=send, args=(key,)) for key in tries]
         for racer in racers:
@@ -179,9 +189,16 @@ def play_to_the_end(cluster: Cluster, match_id: str, tokens: list[str], rng: ran
             if answer.status_code == 200:
                 body = answer.json()
                 with cluster.lock:
-                    cluster.acked.append({"match": match_id, "seat": state["seat"], "key": key,
-                                          "first": body["first_version"], "last": body["version"],
-                                          "if_match": state["version"]})
+                    cluster.acked.append(
+                        {
+                            "match": match_id,
+                            "seat": state["seat"],
+                            "key": key,
+                            "first": body["first_version"],
+                            "last": body["version"],
+                            "if_match": state["version"],
+                        }
+                    )
     raise AssertionError(f"match {match_id} did not finish in time")
 
 
@@ -196,22 +213,34 @@ def waiters_wake_across_nodes(cluster: Cluster, nodes) -> None:
 
     def wait(node):
         started = time.monotonic()
-        reply = requests.get(f"{node.base}/api/matches/{match_id}/view?wait=20", timeout=60,
-                             headers=dict(auth, **{"If-None-Match": view.headers["ETag"]}))
-        results.append((reply.status_code, reply.json()["version"] if reply.status_code == 200 else None,
-                        time.monotonic() - started))
+        reply = requests.get(
+            f"{node.base}/api/matches/{match_id}/view?wait=20",
+            timeout=60,
+            headers=dict(auth, **{"If-None-Match": view.headers["ETag"]}),
+        )
+        results.append(
+            (
+                reply.status_code,
+                reply.json()["version"] if reply.status_code == 200 else None,
+                time.monotonic() - started,
+            )
+        )
 
     threads = [threading.Thread(target=wait, args=(nodes[i % 2],)) for i in range(WAITERS)]
     for thread in threads:
         thread.start()
     time.sleep(1.0)
     for token in tokens:
-        state = requests.get(f"{nodes[0].base}/api/matches/{match_id}/view", timeout=30,
-                             headers={"Authorization": f"Bearer {token}"}).json()
+        state = requests.get(
+            f"{nodes[0].base}/api/matches/{match_id}/view", timeout=30, headers={"Authorization": f"Bearer {token}"}
+        ).json()
         if state["legal_actions"] and state["version"] == view.json()["version"]:
-            acted = requests.post(f"{nodes[0].base}/api/matches/{match_id}/actions", json=state["legal_actions"][0],
-                                  timeout=30, headers={"Authorization": f"Bearer {token}",
-                                                       "If-Match": f'"v{state["version"]}"'})
+            acted = requests.post(
+                f"{nodes[0].base}/api/matches/{match_id}/actions",
+                json=state["legal_actions"][0],
+                timeout=30,
+                headers={"Authorization": f"Bearer {token}", "If-Match": f'"v{state["version"]}"'},
+            )
             assert acted.status_code == 200, acted.text
             break
     else:
@@ -219,7 +248,9 @@ def waiters_wake_across_nodes(cluster: Cluster, nodes) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert len(results) == WAITERS, results
-    assert all(status == 200 and version > view.json()["version"] and took < 15 for status, version, took in results), results
+    assert all(status == 200 and version > view.json()["version"] and took < 15 for status, version, took in results), (
+        results
+    )
 
 
 def audit(url: str, cluster: Cluster, matches: list[str]) -> None:
@@ -233,6 +264,7 @@ def audit(url: str, cluster: Cluster, matches: list[str]) -> None:
         keys = {row[0]: (row[1], row[2]) for row in store.query("SELECT key, stream, result FROM idempotency")}
         spans: dict[str, list[tuple[int, int]]] = {}
         import json
+
         for act in cluster.acked:
             stored_key = f"match-{act['match']}:seat-{act['seat']}:{act['key']}"
             assert stored_key in keys, f"acknowledged action not in the store: {act}"
@@ -283,5 +315,7 @@ def test_two_nodes_one_killed_under_load_lose_nothing(two_nodes, pg_url):
     five = {code: n for code, n in cluster.statuses.items() if isinstance(code, int) and code >= 500}
     assert not five, five
     audit(pg_url, cluster, matches)
-    print(f"\ntwo nodes: {len(cluster.acked)} actions acknowledged ({acked_before_kill} before node B was "
-          f"killed), statuses {dict(cluster.statuses)}")
+    print(
+        f"\ntwo nodes: {len(cluster.acked)} actions acknowledged ({acked_before_kill} before node B was "
+        f"killed), statuses {dict(cluster.statuses)}"
+    )

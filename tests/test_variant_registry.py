@@ -42,19 +42,32 @@ class Toy(Variant):
 
     def settle(self, state: MatchState) -> dict[str, Any]:
         win = state.hand.win
-        result = ToyScoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"],
-                                                   in_hand=True))
-        return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
-                "score": result}
+        result = ToyScoring.score(
+            self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
+        )
+        return {
+            "deltas": result["deltas"],
+            "win_deltas": result["deltas"],
+            "kong_deltas": [0, 0, 0, 0],
+            "score": result,
+        }
 
     def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
         return (state.hand.dealer + 1) % 4
 
 
 TOY = VariantEntry(
-    name="toy", name_zh="玩具麻将", name_en="Toy", wild_zh="百搭", rules=Toy, scoring=ToyScoring,
-    options={"double": (False, boolean)}, patterns={"toy_win": ("胡", "a win")}, rule_ids={"ting": "T-1", "locked": "T-1"},
-    uses_wilds=lambda options: False, score_lines=lambda s: [f"    value {s['value']}"],
+    name="toy",
+    name_zh="玩具麻将",
+    name_en="Toy",
+    wild_zh="百搭",
+    rules=Toy,
+    scoring=ToyScoring,
+    options={"double": (False, boolean)},
+    patterns={"toy_win": ("胡", "a win")},
+    rule_ids={"ting": "T-1", "locked": "T-1"},
+    uses_wilds=lambda options: False,
+    score_lines=lambda s: [f"    value {s['value']}"],
 )
 
 
@@ -92,16 +105,26 @@ def test_a_registered_toy_variant_plays_folds_and_audits(toy):
     # then it ends, folds from its stored events, and the audit re-decides every event
     assert state.phase == "match_over" and sum(state.scores) == 0
     assert engine.fold(stored).scores == state.scores
-    rows = [{"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
-            for i, e in enumerate(stored)]
+    rows = [
+        {"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
+        for i, e in enumerate(stored)
+    ]
     report = audit(rows)
     assert report.ok and report.finished and report.hands == 3, report.failure
     assert state.hand.wild is None  # uses_wilds: no wild kind
 
 
 def test_the_toy_variant_scores_through_the_shared_scoring_entry_point(toy):
-    ctx = WinContext(variant="toy", options=normalise("toy", {"double": True}), seat=2, dealer=0,
-                     concealed=(), melds=(), win_tile=0, win_by="self_draw")
+    ctx = WinContext(
+        variant="toy",
+        options=normalise("toy", {"double": True}),
+        seat=2,
+        dealer=0,
+        concealed=(),
+        melds=(),
+        win_tile=0,
+        win_by="self_draw",
+    )
     assert score(ctx)["deltas"] == [-2, -2, 6, -2]
 
 

@@ -6,6 +6,7 @@ In process: the waiting caps (429/503 problem+json with Retry-After), idle strea
 heartbeats, and the hub's one query per poll for all its waiters. Bounds are generous: the
 machine is shared and busy (bench/waiting.py holds the real figures).
 """
+
 from __future__ import annotations
 
 import re
@@ -63,8 +64,12 @@ def timed(fn):
 
 @pytest.fixture
 def server(tmp_path: Path):
-    with serving(tmp_path / "waiting.db", TILEFOLD_MAX_WAITERS_PER_ADDRESS="1000", TILEFOLD_POLL_INTERVAL="0.05",
-                 TILEFOLD_STREAM_HEARTBEAT="5") as base:
+    with serving(
+        tmp_path / "waiting.db",
+        TILEFOLD_MAX_WAITERS_PER_ADDRESS="1000",
+        TILEFOLD_POLL_INTERVAL="0.05",
+        TILEFOLD_STREAM_HEARTBEAT="5",
+    ) as base:
         yield base
 
 
@@ -89,11 +94,16 @@ def test_many_waiters_hold_no_threads_and_one_move_wakes_them_all(server):
     version, port = view["version"], int(server.rsplit(":", 1)[1])
     other_id, other_token, _ = human_to_move(api)
     seat, public = {"Authorization": f"Bearer {token}"}, {}
-    streams = {open_request(port, f"/api/matches/{match_id}/stream",
-                            {**(seat if i % 2 else public), "Last-Event-ID": str(version)}): "sse"
-               for i in range(STREAMS)}
-    polls = {open_request(port, f"/api/matches/{match_id}/view?wait=60",
-                          {**seat, "If-None-Match": f'"v{version}"'}): "poll" for _ in range(LONG_POLLS)}
+    streams = {
+        open_request(
+            port, f"/api/matches/{match_id}/stream", {**(seat if i % 2 else public), "Last-Event-ID": str(version)}
+        ): "sse"
+        for i in range(STREAMS)
+    }
+    polls = {
+        open_request(port, f"/api/matches/{match_id}/view?wait=60", {**seat, "If-None-Match": f'"v{version}"'}): "poll"
+        for _ in range(LONG_POLLS)
+    }
     waiters = {**streams, **polls}
     try:
         started = read_until(streams, lambda kind, buf: b"retry:" in buf, 60)
@@ -111,6 +121,7 @@ def test_many_waiters_hold_no_threads_and_one_move_wakes_them_all(server):
             if kind == "poll":
                 return b"\r\n\r\n" in buf
             return any(int(v) > version for v in re.findall(rb"\nid: (\d+)", b"\n" + buf))
+
         buffers = read_until(waiters, woken, 60)
         late = [kind for sock, kind in waiters.items() if not woken(kind, buffers[sock])]
         assert late == [], f"{len(late)} waiters were not woken: {late[:5]}"
@@ -126,8 +137,7 @@ def test_many_waiters_hold_no_threads_and_one_move_wakes_them_all(server):
 def sse_app(tmp_path, **settings):
     from service.app import create_app
 
-    app = create_app({"DATABASE": str(tmp_path / "limits.db"), "TESTING": True, "POLL_INTERVAL": 0.02,
-                      **settings})
+    app = create_app({"DATABASE": str(tmp_path / "limits.db"), "TESTING": True, "POLL_INTERVAL": 0.02, **settings})
     client = app.test_client()
     api = MatchClient(__import__("conftest").flask_transport(client))
     match_id, _ = api.create("koudiandian", {"hands": 1})
@@ -135,8 +145,7 @@ def sse_app(tmp_path, **settings):
 
 
 def open_stream(client, match_id, address="10.0.0.1"):
-    return client.get(f"/api/matches/{match_id}/stream", buffered=False,
-                      environ_overrides={"REMOTE_ADDR": address})
+    return client.get(f"/api/matches/{match_id}/stream", buffered=False, environ_overrides={"REMOTE_ADDR": address})
 
 
 class HeldStream(threading.Thread):
@@ -150,8 +159,11 @@ class HeldStream(threading.Thread):
 
     def run(self):
         self.response = open_stream(*self.args)
-        self.status_code, self.headers, self.mimetype = (self.response.status_code, self.response.headers,
-                                                         self.response.mimetype)
+        self.status_code, self.headers, self.mimetype = (
+            self.response.status_code,
+            self.response.headers,
+            self.response.mimetype,
+        )
         self.opened.set()
         self.closing.wait(60)
         self.response.close()
@@ -193,15 +205,19 @@ def test_long_polls_count_against_the_caps(tmp_path):
     token = api.join(match_id, "someone")
     version = api.view(match_id, token).body["version"]
     headers = {"Authorization": f"Bearer {token}", "If-None-Match": f'"v{version}"'}
-    waiting = threading.Thread(target=lambda: app.test_client().get(
-        f"/api/matches/{match_id}/view?wait=3", headers=headers, environ_overrides={"REMOTE_ADDR": "10.0.0.9"}))
+    waiting = threading.Thread(
+        target=lambda: app.test_client().get(
+            f"/api/matches/{match_id}/view?wait=3", headers=headers, environ_overrides={"REMOTE_ADDR": "10.0.0.9"}
+        )
+    )
     waiting.start()
     limits = app.extensions["tilefold_wait_limits"]
     deadline = time.monotonic() + 10
     while limits.open == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
-    refused = app.test_client().get(f"/api/matches/{match_id}/view?wait=3", headers=headers,
-                                    environ_overrides={"REMOTE_ADDR": "10.0.0.9"})
+    refused = app.test_client().get(
+        f"/api/matches/{match_id}/view?wait=3", headers=headers, environ_overrides={"REMOTE_ADDR": "10.0.0.9"}
+    )
     waiting.join(30)
     assert refused.status_code == 429 and refused.headers["Retry-After"]
     assert limits.open == 0

@@ -5,6 +5,7 @@ tab, a lost connection, and a seat's page never holding another seat's concealed
 The clicks follow engine.bot_action's choice for the seat whose turn it is (so hands reach real wins,
 报听 and claims), but every move is made by clicking the page's own buttons.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,15 +21,24 @@ from engine.tiles import name, parse
 from service.repository import engine_events
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed at /usr/bin/chromium "
-                       "(apt-get install -y chromium)"),
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason="Debian chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
+    ),
 ]
 
 
@@ -38,8 +48,15 @@ def server(tmp_path_factory):
 
     from service.app import create_app
 
-    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("web") / "t.db"), "TESTING": True,
-                      "STREAM_LIFETIME": 15.0, "STREAM_HEARTBEAT": 5.0, "MAX_WAIT": 5.0})
+    app = create_app(
+        {
+            "DATABASE": str(tmp_path_factory.mktemp("web") / "t.db"),
+            "TESTING": True,
+            "STREAM_LIFETIME": 15.0,
+            "STREAM_HEARTBEAT": 5.0,
+            "MAX_WAIT": 5.0,
+        }
+    )
     WSGIRequestHandler.log_request = lambda *a, **k: None  # quiet
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -96,6 +113,7 @@ def contexts(browser):
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         made.append(context)
         return context, page
+
     yield new
     for context in made:
         context.close()
@@ -325,6 +343,7 @@ def test_hanshan_hand_four_browsers(server, contexts, tmp_path):
                 if other not in engine.pending_seats(loaded.state):
                     wait_version(elsewhere, loaded.version)
                     assert "等待他人" in elsewhere.text_content("#center")
+
     drive(app, match_id, pages, hook=hook)
     for page in pages.values():
         wait_settled(page)
@@ -381,6 +400,7 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
         if moves["offline"] is not False and (seat == moves["offline"] or moves["n"] >= 11):
             pages[moves["offline"]].context.set_offline(False)
             moves["offline"] = False
+
     drive(app, match_id, pages, hook=hook, pre=back_online)
     final = app.extensions["tilefold"].repo.version(match_id)
     for page in pages.values():
@@ -474,6 +494,7 @@ def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
     def continue_after_hand(seat, action, loaded):
         if page.locator("#next-hand").is_visible():
             page.click("#next-hand")
+
     for _ in range(2):
         loaded = drive(app, match_id, {0: page}, until_over=False, hook=continue_after_hand)
         if loaded.over:

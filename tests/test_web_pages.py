@@ -1,4 +1,5 @@
 """The browser pages' server side (#16): cookies instead of tokens, CSRF, re-invites, chat, links."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,8 +20,9 @@ def _csrf(client) -> str:
 def _seated(client, variant="hanshan"):
     """Given a browser that created a match on / and took seat 0, with three bots."""
     csrf = _csrf(client)
-    made = client.post("/web/matches", json={"variant": variant, "options": {"hands": 1}},
-                       headers={"X-CSRF-Token": csrf}).get_json()
+    made = client.post(
+        "/web/matches", json={"variant": variant, "options": {"hands": 1}}, headers={"X-CSRF-Token": csrf}
+    ).get_json()
     client.post(f"/web/matches/{made['id']}/join", json={"name": "Alice"}, headers={"X-CSRF-Token": csrf})
     assert client.post(f"/api/matches/{made['id']}/bots", json={}, headers={"X-CSRF-Token": csrf}).status_code == 200
     return made["id"], csrf
@@ -35,10 +37,13 @@ def test_pages_render(client):
 
 def test_seat_cookie_is_httponly_and_samesite(client):
     csrf = _csrf(client)
-    made = client.post("/web/matches", json={"variant": "koudiandian", "options": {"hands": 1}},
-                       headers={"X-CSRF-Token": csrf})
+    made = client.post(
+        "/web/matches", json={"variant": "koudiandian", "options": {"hands": 1}}, headers={"X-CSRF-Token": csrf}
+    )
     assert made.status_code == 201 and "owner_token" not in made.get_json()
-    joined = client.post(f"/web/matches/{made.get_json()['id']}/join", json={"name": "A"}, headers={"X-CSRF-Token": csrf})
+    joined = client.post(
+        f"/web/matches/{made.get_json()['id']}/join", json={"name": "A"}, headers={"X-CSRF-Token": csrf}
+    )
     cookie = joined.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "token" not in joined.get_json()
 
@@ -53,8 +58,9 @@ def test_writes_need_the_csrf_header(client):
     assert refused.status_code == 403 and refused.get_json()["code"] == "csrf_failed"
     wrong = client.post(f"/api/matches/{match_id}/actions", json=body, headers={"X-CSRF-Token": "x" + csrf})
     assert wrong.status_code == 403
-    other_site = client.post(f"/api/matches/{match_id}/actions", json=body,
-                             headers={"X-CSRF-Token": csrf, "Origin": "https://evil.example"})
+    other_site = client.post(
+        f"/api/matches/{match_id}/actions", json=body, headers={"X-CSRF-Token": csrf, "Origin": "https://evil.example"}
+    )
     assert other_site.status_code == 403
     assert client.post(f"/api/matches/{match_id}/actions", json=body, headers={"X-CSRF-Token": csrf}).status_code == 200
     assert client.post("/web/matches", json={"variant": "hanshan"}).status_code == 403
@@ -74,9 +80,14 @@ def test_owner_reissues_a_seat(client):
     events = client.get(f"/api/matches/{match_id}/events", headers={"Authorization": "Bearer " + body["token"]})
     kinds = [e for e in events.get_json()["events"] if e["type"] == "seat_reissued"]
     assert kinds and "token_hash" not in kinds[0]["payload"]
-    assert client.post(f"/api/matches/{match_id}/seats/1/invite", json={}, headers={"X-CSRF-Token": csrf}).status_code == 409
+    assert (
+        client.post(f"/api/matches/{match_id}/seats/1/invite", json={}, headers={"X-CSRF-Token": csrf}).status_code
+        == 409
+    )
     # the link moves into the cookie: the claim sets it, and the seat works again
-    claimed = client.post(f"/web/matches/{match_id}/claim", json={"token": body["token"]}, headers={"X-CSRF-Token": csrf})
+    claimed = client.post(
+        f"/web/matches/{match_id}/claim", json={"token": body["token"]}, headers={"X-CSRF-Token": csrf}
+    )
     assert claimed.status_code == 200 and claimed.get_json()["seat"] == 0
     assert client.get(f"/api/matches/{match_id}/view").status_code == 200
 
@@ -84,8 +95,9 @@ def test_owner_reissues_a_seat(client):
 def test_reissue_needs_the_owner(client):
     match_id, _ = _seated(client)
     seat_token = client.get_cookie(f"tfs_{match_id}").value
-    response = client.post(f"/api/matches/{match_id}/seats/0/invite", json={},
-                           headers={"Authorization": "Bearer " + seat_token})
+    response = client.post(
+        f"/api/matches/{match_id}/seats/0/invite", json={}, headers={"Authorization": "Bearer " + seat_token}
+    )
     assert response.status_code == 403
 
 

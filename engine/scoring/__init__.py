@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 def _module(variant: str) -> Scoring:
     """The variant's scoring, from its registry entry (engine.variants)."""
     from engine.variants import get
+
     return get(variant).scoring  # UnknownVariant is a ValueError
 
 

@@ -235,7 +235,9 @@ def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ..
     return (base, *(base[:6] + (role,) for role in roles))
 
 
-def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]) -> AbstractSet[Part]:
+def _parts(
+    win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]
+) -> AbstractSet[Part]:
     """Parts of every way to split counts + wilds into `sets` sets and `pairs` pairs (memoised per call)."""
     key = (counts, wilds, sets, pairs)
     found = memo.get(key)
@@ -244,7 +246,9 @@ def _parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int,
     return found
 
 
-def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]) -> AbstractSet[Part]:
+def _split_parts(
+    win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]
+) -> AbstractSet[Part]:
     """G-10 without listing decompositions: the block holding the lowest tile, joined with each part of the rest."""
     if not any(counts):
         return _wild_only_parts(wilds, sets, pairs, win.wild, win.ctx.win_tile)
@@ -260,8 +264,11 @@ def _split_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs
 def _join_into(out: set[Part], parts: tuple[Part, ...], subs: AbstractSet[Part]) -> None:
     """Add each block part joined with each part of the rest that does not also hold the winning tile."""
     for hon, simples, honours, triplets, starts, terminal, role in parts:  # _join, inlined: the hot loop
-        out.update((hon + h, simples and s, honours and o, triplets and t, starts | b, terminal or p, role or r)
-                   for h, s, o, t, b, p, r in subs if role is None or r is None)
+        out.update(
+            (hon + h, simples and s, honours and o, triplets and t, starts | b, terminal or p, role or r)
+            for h, s, o, t, b, p, r in subs
+            if role is None or r is None
+        )
 
 
 @lru_cache(maxsize=1 << 12)
@@ -530,7 +537,6 @@ class Outcome:
     @property
     def total(self) -> int:
         return sum(self.patterns.values())
-
 
 
 def outcome(r: Reading) -> Outcome:

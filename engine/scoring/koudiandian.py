@@ -124,7 +124,11 @@ def ting_waits(counts13: Sequence[int], wilds: int, sets: int, wilds_mode: bool)
 
 
 def win_value_tile(
-    counts13: Sequence[int], wilds: int, sets: int, win_tile: int, wild: Optional[int] = None,
+    counts13: Sequence[int],
+    wilds: int,
+    sets: int,
+    win_tile: int,
+    wild: Optional[int] = None,
     rules_version: int = RULES_VERSION,
 ) -> Optional[int]:
     """The kind whose points the win scores (K-1): the winning tile itself, or, for a self-drawn
@@ -253,8 +257,9 @@ def win_deltas(ctx: WinContext, value: int) -> list[int]:
 # ---------------------------------------------------------------- kongs (K-9, K-10)
 
 
-def _kong_charges(kong: Mapping[str, Any], ready_at_kong: Optional[Mapping[int, bool]],
-                  options: Mapping[str, Any]) -> list[tuple[int, int]]:
+def _kong_charges(
+    kong: Mapping[str, Any], ready_at_kong: Optional[Mapping[int, bool]], options: Mapping[str, Any]
+) -> list[tuple[int, int]]:
     """(payer, amount) pairs owed to the konger for one kong (K-9)."""
     seat, v = kong["seat"], points(kong["tile"])
     others = [s for s in range(4) if s != seat]

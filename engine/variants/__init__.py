@@ -5,8 +5,7 @@ Adding a rule set: write its package (hooks, scoring, `ENTRY`), then add `ENTRY`
 """
 
 from engine.variants import hanshan, koudiandian
-from engine.variants.registry import (UnknownVariant, VariantEntry, display_all, get, names, register,
-                                      unregister)
+from engine.variants.registry import UnknownVariant, VariantEntry, display_all, get, names, register, unregister
 
 BUILT_IN = (koudiandian.ENTRY, hanshan.ENTRY)
 for _entry in BUILT_IN:

@@ -47,29 +47,36 @@ class Variant:
     def is_complete(self, hand: HandState, seat: SeatHand, extra: Optional[int] = None) -> bool:
         counts = seat.counts if extra is None else _plus(seat.counts, extra)
         natural, wilds = self.split(hand, counts)
-        return analysis.is_complete(natural, wilds, sets=4 - len(seat.melds),
-                                    seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand))
+        return analysis.is_complete(
+            natural, wilds, sets=4 - len(seat.melds), seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
+        )
 
     def waits(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
         """Kinds a 3n+1 hand waits on; the wild's own kind is left out (drawing it is drawing a wild)."""
         natural, wilds = self.split(hand, counts)
-        found = analysis.waits(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
-                               stand_in=self.stand_in(hand))
+        found = analysis.waits(natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand))
         return [k for k in found if k != hand.wild]
 
     def ready_after(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
         """The discards after which the hand is ready (one more wild would complete it)."""
         natural, wilds = self.split(hand, counts)
-        found = analysis.ready_discards(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
-                                        stand_in=self.stand_in(hand))
-        if wilds and hand.wild is not None and analysis.is_complete(natural, wilds, sets=sets, seven_pairs=self.seven_pairs,
-                                          stand_in=self.stand_in(hand)):
+        found = analysis.ready_discards(
+            natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
+        )
+        if (
+            wilds
+            and hand.wild is not None
+            and analysis.is_complete(
+                natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
+            )
+        ):
             found.append(hand.wild)  # discarding a wild: the wilds left, plus one more, complete the hand
         return sorted(found)
 
     # ---- wins ---------------------------------------------------------------------------------
-    def win_context(self, state: MatchState, seat: int, tile: int, by: str,
-                    source: Optional[int], in_hand: bool = False) -> WinContext:
+    def win_context(
+        self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int], in_hand: bool = False
+    ) -> WinContext:
         """The scoring input; `in_hand` when the winning tile is already among the seat's counts."""
         hand = state.in_hand
         me = hand.seats[seat]
@@ -77,11 +84,20 @@ class Variant:
         concealed = tuple(k for k, n in enumerate(counts) for _ in range(n))
         discarder_ready = source is not None and hand.seats[source].ready
         return WinContext(
-            variant=self.name, options=state.options, seat=seat, dealer=hand.dealer,
-            concealed=concealed, melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in me.melds),
-            win_tile=tile, win_by=by, discarder=source if by in ("discard", "rob_kong") else None,
-            discarder_ready=discarder_ready, ready=me.ready, wild=hand.wild,
-            heavenly=self.heavenly(hand, seat, by), dealer_first_discard=self.dealer_first_discard(hand, seat, by),
+            variant=self.name,
+            options=state.options,
+            seat=seat,
+            dealer=hand.dealer,
+            concealed=concealed,
+            melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in me.melds),
+            win_tile=tile,
+            win_by=by,
+            discarder=source if by in ("discard", "rob_kong") else None,
+            discarder_ready=discarder_ready,
+            ready=me.ready,
+            wild=hand.wild,
+            heavenly=self.heavenly(hand, seat, by),
+            dealer_first_discard=self.dealer_first_discard(hand, seat, by),
             rules_version=self.rules_version,
         )
 
@@ -117,16 +133,24 @@ class Variant:
         me = hand.seats[seat]
         if hand.wall_count < 1 or (me.ready and not self.locked_may_kong):
             return []
-        return [k for k, n in enumerate(me.counts) if n == 4 and k != hand.wild
-                and (not me.ready or self.kong_keeps_ready(hand, me, k, 4))]
+        return [
+            k
+            for k, n in enumerate(me.counts)
+            if n == 4 and k != hand.wild and (not me.ready or self.kong_keeps_ready(hand, me, k, 4))
+        ]
 
     def added_kongs(self, hand: HandState, seat: int) -> list[int]:
         me = hand.seats[seat]
         if hand.wall_count < 1 or (me.ready and not self.locked_may_kong):
             return []
-        return [m["tile"] for m in me.melds
-                if m["type"] == "pung" and me.counts[m["tile"]] >= 1 and m["tile"] not in me.forfeited_kongs
-                and (not me.ready or self.kong_keeps_ready(hand, me, m["tile"], 1))]
+        return [
+            m["tile"]
+            for m in me.melds
+            if m["type"] == "pung"
+            and me.counts[m["tile"]] >= 1
+            and m["tile"] not in me.forfeited_kongs
+            and (not me.ready or self.kong_keeps_ready(hand, me, m["tile"], 1))
+        ]
 
     def kong_keeps_ready(self, hand: HandState, me: SeatHand, tile: int, removed: int) -> bool:
         return True

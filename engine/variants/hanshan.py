@@ -55,13 +55,21 @@ class Hanshan(Variant):
     def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
         """H-4: a dealer whose first 14 tiles are complete may 听 and then 胡."""
         hand = state.in_hand
-        return (self.is_dealer_opening(hand, seat) and hand.draw_source == "deal"
-                and self.is_complete(hand, hand.seats[seat]))
+        return (
+            self.is_dealer_opening(hand, seat)
+            and hand.draw_source == "deal"
+            and self.is_complete(hand, hand.seats[seat])
+        )
 
     def heavenly(self, hand: HandState, seat: int, by: str) -> bool:
         """H-7 tianhu: the dealer wins on the first 14 tiles, not after a concealed kong."""
-        return (seat == hand.dealer and by == "self_draw" and hand.discard_count == 0
-                and hand.kong_count == 0 and hand.draw_source == "deal")
+        return (
+            seat == hand.dealer
+            and by == "self_draw"
+            and hand.discard_count == 0
+            and hand.kong_count == 0
+            and hand.draw_source == "deal"
+        )
 
     def dealer_first_discard(self, hand: HandState, seat: int, by: str) -> bool:
         """H-7 dihu: a non-dealer wins on the dealer's first discard."""
@@ -70,9 +78,15 @@ class Hanshan(Variant):
     def settle(self, state: MatchState) -> dict[str, Any]:
         """H-5/H-10/H-11: everything is in the winner's score; nothing is paid on 流局."""
         win = state.in_hand.won
-        result = hanshan_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
-        return {"deltas": result["deltas"], "win_deltas": result["deltas"], "kong_deltas": [0, 0, 0, 0],
-                "score": result}
+        result = hanshan_scoring.score(
+            self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
+        )
+        return {
+            "deltas": result["deltas"],
+            "win_deltas": result["deltas"],
+            "kong_deltas": [0, 0, 0, 0],
+            "score": result,
+        }
 
     def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
         """H-12: the dealer keeps the deal on a dealer win or 流局; any other winner passes it on."""
@@ -96,10 +110,17 @@ def _score_lines(score: Mapping[str, Any]) -> list[str]:
 
 
 ENTRY = VariantEntry(
-    name="hanshan", name_zh="含山麻将", name_en="Hanshan", wild_zh="配子",
-    rules=Hanshan, scoring=hanshan_scoring, options=OPTIONS,
+    name="hanshan",
+    name_zh="含山麻将",
+    name_en="Hanshan",
+    wild_zh="配子",
+    rules=Hanshan,
+    scoring=hanshan_scoring,
+    options=OPTIONS,
     patterns={p.code: (p.name_zh, p.name_en) for p in hanshan_scoring.PATTERNS},
     rule_ids={"ting": "H-4", "locked": "H-4"},
     uses_wilds=lambda options: True,  # H-2: every hand has a 配子
-    score_lines=_score_lines, ting_at_deal_only=True, extra=EXTRA_NAMES,
+    score_lines=_score_lines,
+    ting_at_deal_only=True,
+    extra=EXTRA_NAMES,
 )

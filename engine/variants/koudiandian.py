@@ -30,8 +30,11 @@ class Koudiandian(Variant):
         if me.ready:
             return []
         sets = 4 - len(me.melds)
-        return [tile for tile in self.ready_after(hand, me.counts, sets)
-                if self._waits_on_six_or_more(hand, _minus(me.counts, tile), sets)]
+        return [
+            tile
+            for tile in self.ready_after(hand, me.counts, sets)
+            if self._waits_on_six_or_more(hand, _minus(me.counts, tile), sets)
+        ]
 
     def _waits_on_six_or_more(self, hand: HandState, counts: list[int], sets: int) -> bool:
         """K-2/K-13: some tile worth 6+ (not the wild's own kind) completes the hand; stops at the first."""
@@ -70,11 +73,17 @@ class Koudiandian(Variant):
         """K-8/K-12 win payment from scoring, plus K-9/K-10 kong payments (only when someone won)."""
         hand = state.in_hand
         win = hand.won
-        result = kdd_scoring.score(self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True))
+        result = kdd_scoring.score(
+            self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
+        )
         source = win["from"]
         kong_deltas = kdd_scoring.kong_payments(
-            hand.kongs, win["seat"], None, state.options,
-            discarder=source, discarder_ready=source is not None and hand.seats[source].ready,
+            hand.kongs,
+            win["seat"],
+            None,
+            state.options,
+            discarder=source,
+            discarder_ready=source is not None and hand.seats[source].ready,
         )
         deltas = [a + b for a, b in zip(result["deltas"], kong_deltas)]
         return {"deltas": deltas, "win_deltas": result["deltas"], "kong_deltas": kong_deltas, "score": result}
@@ -104,28 +113,33 @@ def _check_dealer_rule(out: dict[str, Any], given: set[str]) -> None:
     """K-11: 一圈 or 【带庄多五分】 force the "rotate" dealer rule."""
     rule = out["dealer_rule"]
     if rule not in ("winner", "rotate"):
-        raise OptionError(f"option 'dealer_rule' must be \"winner\" or \"rotate\", got {rule!r}")
+        raise OptionError(f'option \'dealer_rule\' must be "winner" or "rotate", got {rule!r}')
     forced = out["rounds"] is not None or out["dealer_bonus"]
     if forced and rule == "winner":
         if "dealer_rule" in given:
             raise OptionError(
                 "dealer_rule \"winner\" cannot be combined with 'rounds' or 'dealer_bonus': "
-                "K-11 makes those matches use the \"rotate\" rule"
+                'K-11 makes those matches use the "rotate" rule'
             )
         out["dealer_rule"] = "rotate"
 
 
 def _score_lines(score: Mapping[str, Any]) -> list[str]:
     """K-7: points × multiplier."""
-    return [f"    点数 points {score.get('points')} × 倍数 multiplier {score.get('multiplier')} "
-            f"= {score.get('value')}"]
+    return [f"    点数 points {score.get('points')} × 倍数 multiplier {score.get('multiplier')} = {score.get('value')}"]
 
 
 ENTRY = VariantEntry(
-    name="koudiandian", name_zh="扣点点", name_en="Koudiandian", wild_zh="耗子",
-    rules=Koudiandian, scoring=kdd_scoring, options=OPTIONS,
+    name="koudiandian",
+    name_zh="扣点点",
+    name_en="Koudiandian",
+    wild_zh="耗子",
+    rules=Koudiandian,
+    scoring=kdd_scoring,
+    options=OPTIONS,
     patterns={h.code: (h.name_zh, h.name_en) for h in kdd_scoring.SPECIAL_HANDS},
     rule_ids={"ting": "K-2", "locked": "K-3"},
     uses_wilds=lambda options: bool(options.get("wilds")),  # K-13
-    score_lines=_score_lines, check_options=_check_dealer_rule,
+    score_lines=_score_lines,
+    check_options=_check_dealer_rule,
 )

@@ -51,9 +51,14 @@ class VariantEntry:
 
     def display(self) -> dict[str, Any]:
         """JSON for pages and the replay viewer: names, the wild's name, pattern names."""
-        return {"label": self.label, "zh": self.name_zh, "en": self.name_en, "wild": self.wild_zh,
-                "patterns": {code: list(names) for code, names in self.patterns.items()},
-                "extra": {code: list(names) for code, names in self.extra.items()}}
+        return {
+            "label": self.label,
+            "zh": self.name_zh,
+            "en": self.name_en,
+            "wild": self.wild_zh,
+            "patterns": {code: list(names) for code, names in self.patterns.items()},
+            "extra": {code: list(names) for code, names in self.extra.items()},
+        }
 
 
 _REGISTRY: dict[str, VariantEntry] = {}

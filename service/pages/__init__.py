@@ -4,6 +4,7 @@ Served by the same Flask app, offline (plain JS/CSS in service/static). The page
 through the public API; `auth.CookieSeats` lets their HttpOnly seat cookies stand in for the
 Bearer token. The routes here only render pages and move tokens into cookies.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,19 +42,23 @@ def _csrf_cookie(response: Response) -> Response:
 def _page(template: str, **context) -> Response:
     g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
     html = render_template(template, csrf=g.csrf, **context)
-    headers = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-                                          "script-src 'self'; connect-src 'self'; frame-ancestors 'none'"}
+    headers = {
+        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+    }
     return Response(html, mimetype="text/html", headers=headers)
 
 
 def _set(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
-    response.set_cookie(name, value, max_age=auth.MAX_AGE, path="/", httponly=http_only, samesite="Lax",
-                        secure=request.is_secure)
+    response.set_cookie(
+        name, value, max_age=auth.MAX_AGE, path="/", httponly=http_only, samesite="Lax", secure=request.is_secure
+    )
 
 
 def _check_csrf() -> None:
-    if not auth.csrf_ok(request.cookies, request.headers.get(auth.CSRF_HEADER), request.headers.get("Origin"),
-                        request.host):
+    if not auth.csrf_ok(
+        request.cookies, request.headers.get(auth.CSRF_HEADER), request.headers.get("Origin"), request.host
+    ):
         raise ApiError(403, "csrf_failed", f"send the {auth.CSRF_HEADER} header from this site's own pages")
 
 
@@ -87,8 +92,14 @@ def play_page(match_id):
     loaded = service().repo.load(match_id)
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     owner = rooms.matches(request.cookies.get(auth.owner_cookie(match_id)), loaded.room.owner_token_hash)
-    return _page("play.html", match_id=match_id, seat="" if seat is None else seat, owner=owner,
-                 invite=invite_url(match_id), names=match_log.pattern_names())
+    return _page(
+        "play.html",
+        match_id=match_id,
+        seat="" if seat is None else seat,
+        owner=owner,
+        invite=invite_url(match_id),
+        names=match_log.pattern_names(),
+    )
 
 
 # -- JSON helpers that set cookies --------------------------------------------------
@@ -110,7 +121,9 @@ def create():
 
 
 def _create(svc, variant: str, options: dict, deadline):
-    if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int) or not 10 <= deadline <= 30 * 86400):
+    if deadline is not None and (
+        isinstance(deadline, bool) or not isinstance(deadline, int) or not 10 <= deadline <= 30 * 86400
+    ):
         raise ApiError(400, "invalid_deadline", "deadline_seconds must be a whole number from 10 to 2592000")
     if deadline:
         return svc.create(variant, options, deadline_seconds=deadline)

@@ -8,6 +8,7 @@ orders, chat and the SSE stream). A write so authorised (any method but GET/HEAD
 also send `X-CSRF-Token` equal to the `tf_csrf` cookie (double submit; a cross-site page can
 neither read the cookie nor set the header) and, when the browser names one, a same-host Origin.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -54,8 +55,11 @@ def csrf_ok(cookies, header: Optional[str], origin: Optional[str], host: Optiona
 
 def held_matches(cookies) -> dict[str, str]:
     """match id -> seat token, for every seat cookie this browser holds."""
-    return {name[len(SEAT_COOKIE):]: token for name, token in cookies.items()
-            if name.startswith(SEAT_COOKIE) and MATCH_ID.match(name[len(SEAT_COOKIE):]) and token}
+    return {
+        name[len(SEAT_COOKIE) :]: token
+        for name, token in cookies.items()
+        if name.startswith(SEAT_COOKIE) and MATCH_ID.match(name[len(SEAT_COOKIE) :]) and token
+    }
 
 
 class CookieSeats:
@@ -72,16 +76,23 @@ class CookieSeats:
             token = cookies.get((owner_cookie if owner else seat_cookie)(found.group(1)))
             if token:
                 if environ.get("REQUEST_METHOD", "GET") not in SAFE_METHODS and not csrf_ok(
-                        cookies, environ.get("HTTP_X_CSRF_TOKEN"), environ.get("HTTP_ORIGIN"), environ.get("HTTP_HOST")):
+                    cookies, environ.get("HTTP_X_CSRF_TOKEN"), environ.get("HTTP_ORIGIN"), environ.get("HTTP_HOST")
+                ):
                     return _forbidden(start_response)
                 environ["HTTP_AUTHORIZATION"] = "Bearer " + token
         return self.app(environ, start_response)
 
 
 def _forbidden(start_response: Callable) -> list[bytes]:
-    body = json.dumps({"type": "about:blank", "title": "Forbidden", "status": 403, "code": "csrf_failed",
-                       "detail": f"a write authorised by a cookie needs the {CSRF_HEADER} header "
-                                 f"(the {CSRF_COOKIE} cookie's value) from this site's own pages"}).encode()
-    start_response("403 FORBIDDEN", [("Content-Type", "application/problem+json"),
-                                     ("Content-Length", str(len(body)))])
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": "Forbidden",
+            "status": 403,
+            "code": "csrf_failed",
+            "detail": f"a write authorised by a cookie needs the {CSRF_HEADER} header "
+            f"(the {CSRF_COOKIE} cookie's value) from this site's own pages",
+        }
+    ).encode()
+    start_response("403 FORBIDDEN", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body)))])
     return [body]

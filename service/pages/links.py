@@ -1,4 +1,5 @@
 """Absolute links into the browser pages: a match's invite page and a seat's table."""
+
 from __future__ import annotations
 
 from flask import request

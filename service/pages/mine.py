@@ -1,4 +1,5 @@
 """What the pages compute for one browser: its seats, its matches list, and 报听 choices."""
+
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -13,8 +14,9 @@ from ..problems import ApiError
 from ..repository import Loaded
 
 #: the engine events a "last move" line may name (never `responded`: who was asked is not public)
-MOVES = frozenset({"hand_started", "discarded", "punged", "konged", "ting_declared", "won", "hand_ended",
-                   "match_ended"})
+MOVES = frozenset(
+    {"hand_started", "discarded", "punged", "konged", "ting_declared", "won", "hand_ended", "match_ended"}
+)
 LOOK_BACK = 12
 
 
@@ -40,16 +42,23 @@ def my_matches(svc: Any, held: dict[str, str]) -> list[dict]:
 def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
     state = loaded.state
     pending = engine.pending_seats(state) if loaded.started and not loaded.over else []
-    status = "over" if loaded.over else ("open" if not loaded.started else
-                                         ("your_turn" if seat in pending else "waiting"))
+    status = (
+        "over" if loaded.over else ("open" if not loaded.started else ("your_turn" if seat in pending else "waiting"))
+    )
     deadlines = svc.deadlines_for(loaded, seat) if hasattr(svc, "deadlines_for") else []  # its own only
     mine_ = next((d["deadline"] for d in deadlines if d["seat"] == seat), None)
     hand = getattr(state, "hand", None)
     return {
-        "id": loaded.match_id, "variant": loaded.room.variant, "seat": seat, "state": status,
-        "seats": loaded.room.public_seats(), "version": loaded.version, "deadline": mine_,
+        "id": loaded.match_id,
+        "variant": loaded.room.variant,
+        "seat": seat,
+        "state": status,
+        "seats": loaded.room.public_seats(),
+        "version": loaded.version,
+        "deadline": mine_,
         "hand_no": hand.number if hand is not None else None,
-        "hands": (loaded.room.options or {}).get("hands"), "rounds": (loaded.room.options or {}).get("rounds"),
+        "hands": (loaded.room.options or {}).get("hands"),
+        "rounds": (loaded.room.options or {}).get("rounds"),
         "scores": list(state.scores) if loaded.started else None,
         "last_move": _last_move(svc, loaded, seat),
     }
@@ -57,14 +66,19 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
 
 def _last_move(svc: Any, loaded: Loaded, seat: int) -> Optional[dict]:
     from ..play import public_event
+
     stored = svc.repo.read(loaded.match_id, max(0, loaded.version - LOOK_BACK), until=loaded.version)
     for event in reversed(stored):
         if event.type in MOVES:
             item = public_event(event, "all" if loaded.over else seat)
             if item is None:
                 continue  # engine.redact: not this seat's to see (another seat's window answer, issue 13)
-            return {"type": item["type"], "seat": item["payload"].get("seat"), "tile": item["payload"].get("tile"),
-                    "at": item["recorded_at"]}
+            return {
+                "type": item["type"],
+                "seat": item["payload"].get("seat"),
+                "tile": item["payload"].get("tile"),
+                "at": item["recorded_at"],
+            }
     return None
 
 
@@ -87,8 +101,10 @@ def ting_choices(loaded: Loaded, seat: int) -> list[dict]:
     for tile in tiles:
         counts = list(me.counts)
         counts[kind(tile)] -= 1
-        waits = [{"tile": name(k), "points": _value(state, seat, counts, k), "tile_points": points(k)}
-                 for k in rules.waits(hand, counts, sets)]
+        waits = [
+            {"tile": name(k), "points": _value(state, seat, counts, k), "tile_points": points(k)}
+            for k in rules.waits(hand, counts, sets)
+        ]
         out.append({"discard": tile, "waits": waits})
     return out
 
@@ -97,10 +113,18 @@ def _value(state: Any, seat: int, counts: list[int], win: int) -> Optional[int]:
     hand = state.hand
     me = hand.seats[seat]
     concealed = tuple(k for k, n in enumerate(counts) for _ in range(n)) + (win,)
-    ctx = WinContext(variant=state.variant, options=state.options, seat=seat, dealer=hand.dealer,
-                     concealed=tuple(sorted(concealed)), melds=tuple(Meld(m["type"], m["tile"], m.get("kong"))
-                                                                     for m in me.melds),
-                     win_tile=win, win_by="self_draw", ready=True, wild=hand.wild)
+    ctx = WinContext(
+        variant=state.variant,
+        options=state.options,
+        seat=seat,
+        dealer=hand.dealer,
+        concealed=tuple(sorted(concealed)),
+        melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in me.melds),
+        win_tile=win,
+        win_by="self_draw",
+        ready=True,
+        wild=hand.wild,
+    )
     try:
         result = score(ctx)
     except Exception:  # noqa: BLE001 - a hypothetical win the scorer refuses shows no points

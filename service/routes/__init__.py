@@ -1,4 +1,5 @@
 """HTTP blueprints, one per resource, and a decorator documenting their error responses."""
+
 from __future__ import annotations
 
 import functools
@@ -12,16 +13,18 @@ __all__ = ["Blueprint", "bearer", "blueprints", "errors", "headers"]
 
 def errors(blp: Blueprint, *statuses: int) -> Callable:
     """Document problem+json responses for these statuses on a view."""
+
     def decorate(func: Callable) -> Callable:
         for status in statuses:
             func = blp.alt_response(status, response=http.HTTPStatus(status).name)(func)
         return func
+
     return decorate
 
 
 _HEADERS = {
-    "If-Match": "ETag \"v<version>\" of the state the action was chosen on; stale → 409",
-    "If-None-Match": "ETag \"v<version>\" already held; unchanged → 304 (with ?wait=, long-poll)",
+    "If-Match": 'ETag "v<version>" of the state the action was chosen on; stale → 409',
+    "If-None-Match": 'ETag "v<version>" already held; unchanged → 304 (with ?wait=, long-poll)',
     "Idempotency-Key": "a client-chosen key; a retry with the same key and body returns the first answer",
     "Last-Event-ID": "resume the stream after this event version",
 }
@@ -41,20 +44,58 @@ def bearer(blp: Blueprint, *, optional: bool = False) -> Callable:
         @functools.wraps(func)
         def checked(*args, **kwargs):
             from ..web import require_token
+
             require_token()
             return func(*args, **kwargs)
+
         return doc(checked)
+
     return decorate
 
 
 def headers(blp: Blueprint, *names: str) -> Callable:
     """Document request headers an operation reads."""
-    return blp.doc(parameters=[{"in": "header", "name": n, "required": False, "schema": {"type": "string"},
-                                "description": _HEADERS[n]} for n in names])
+    return blp.doc(
+        parameters=[
+            {"in": "header", "name": n, "required": False, "schema": {"type": "string"}, "description": _HEADERS[n]}
+            for n in names
+        ]
+    )
 
 
 def blueprints() -> list[Blueprint]:
-    from . import (actions, chat, events, export, invites, matches, orders, replays, score, seats, spectate, stream,
-                   variants, view, webhooks)
-    return [matches.blp, seats.blp, view.blp, actions.blp, events.blp, score.blp, export.blp, replays.blp,
-            orders.blp, webhooks.blp, spectate.blp, stream.blp, invites.blp, chat.blp, variants.blp]
+    from . import (
+        actions,
+        chat,
+        events,
+        export,
+        invites,
+        matches,
+        orders,
+        replays,
+        score,
+        seats,
+        spectate,
+        stream,
+        variants,
+        view,
+        webhooks,
+    )
+
+    return [
+        matches.blp,
+        seats.blp,
+        view.blp,
+        actions.blp,
+        events.blp,
+        score.blp,
+        export.blp,
+        replays.blp,
+        orders.blp,
+        webhooks.blp,
+        spectate.blp,
+        stream.blp,
+        invites.blp,
+        chat.blp,
+        variants.blp,
+    ]

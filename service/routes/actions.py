@@ -1,4 +1,5 @@
 """A seat's actions: version-checked (If-Match), idempotent (Idempotency-Key), then bots move."""
+
 from __future__ import annotations
 
 from flask import jsonify
@@ -7,23 +8,36 @@ from ..play import visible_events
 from ..presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
-from ..web import (etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for,
-                   service)
+from ..web import etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for, service
 from . import Blueprint, bearer, errors, headers
 
-blp = Blueprint("actions", __name__, url_prefix="/api/matches",
-                description="Send the caller's decision (Bearer seat token; the seat comes from the token).")
+blp = Blueprint(
+    "actions",
+    __name__,
+    url_prefix="/api/matches",
+    description="Send the caller's decision (Bearer seat token; the seat comes from the token).",
+)
 
 
 @blp.route("/<match_id>/actions", methods=["POST"])
 @bearer(blp)
 @headers(blp, "If-Match", "Idempotency-Key")
 @blp.arguments(ActionSchema, error_status_code=400)
-@blp.alt_response(200, schema=ActionResultSchema, success=True,
-                  headers={"Idempotent-Replayed": {"schema": {"type": "string"},
-                                                   "description": "true when answering a retried Idempotency-Key"},
-                           "ETag": {"schema": {"type": "string"},
-                                    "description": "\"v<version>\" of the returned view (use it as the next If-Match)"}})
+@blp.alt_response(
+    200,
+    schema=ActionResultSchema,
+    success=True,
+    headers={
+        "Idempotent-Replayed": {
+            "schema": {"type": "string"},
+            "description": "true when answering a retried Idempotency-Key",
+        },
+        "ETag": {
+            "schema": {"type": "string"},
+            "description": '"v<version>" of the returned view (use it as the next If-Match)',
+        },
+    },
+)
 @errors(blp, 401, 403, 404, 409, 413, 422, 503)
 def act(data, match_id):
     """Apply one action; the answer carries the seat's fresh view, so the next action needs no GET.
@@ -43,8 +57,13 @@ def act(data, match_id):
     shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
     view = private_view(fresh, seat)
     view["deadlines"] = svc.deadlines_for(fresh, seat)  # as GET view shows them (correspondence play)
-    body = {"accepted": True, "first_version": result.first_version, "version": result.last_version,
-            "events": visible_events(stored, shown_to), "view": view}
+    body = {
+        "accepted": True,
+        "first_version": result.first_version,
+        "version": result.last_version,
+        "events": visible_events(stored, shown_to),
+        "view": view,
+    }
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
     response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})

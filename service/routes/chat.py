@@ -3,6 +3,7 @@
 The chat stream is not part of the match's stream, so it never reaches the public feed, the
 spectators' stream or a match export: only a seat token reads or writes it.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,8 +17,12 @@ from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
 from ..web import require_token, seat_for, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("chat", __name__, url_prefix="/api/matches",
-                description="Chat between the seated players of a match (Bearer seat token).")
+blp = Blueprint(
+    "chat",
+    __name__,
+    url_prefix="/api/matches",
+    description="Chat between the seated players of a match (Bearer seat token).",
+)
 CHAT_PREFIX = "chat-"
 CHAT_TYPE = "chat_posted"
 
@@ -39,8 +44,10 @@ def read_chat(args, match_id):
     deadline = time.monotonic() + min(args["wait"], current_app.config["MAX_WAIT"])
     while store.current_version(stream) <= args["after"] and time.monotonic() < deadline:
         time.sleep(current_app.config["POLL_INTERVAL"] * 4)
-    lines = [{"version": e.version, "seat": e.payload["seat"], "text": e.payload["text"], "at": e.recorded_at}
-             for e in store.read(stream, after=args["after"], limit=200)]
+    lines = [
+        {"version": e.version, "seat": e.payload["seat"], "text": e.payload["text"], "at": e.recorded_at}
+        for e in store.read(stream, after=args["after"], limit=200)
+    ]
     return {"version": store.current_version(stream), "lines": lines}
 
 

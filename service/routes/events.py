@@ -1,12 +1,14 @@
 """A match's event feed, redacted for the caller (everything once the match is over)."""
+
 from __future__ import annotations
 
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("events", __name__, url_prefix="/api/matches",
-                description="Events after ?after=N as the caller may see them.")
+blp = Blueprint(
+    "events", __name__, url_prefix="/api/matches", description="Events after ?after=N as the caller may see them."
+)
 
 
 @blp.route("/<match_id>/events", methods=["GET"])

@@ -1,4 +1,5 @@
 """Match logs over HTTP: export a finished match (ndjson/json/text) and import a verified log."""
+
 from __future__ import annotations
 
 from flask import Response, current_app, request
@@ -10,8 +11,12 @@ from ..problems import ApiError
 from ..web import service
 from . import Blueprint, errors
 
-blp = Blueprint("export", __name__, url_prefix="/api/matches",
-                description="Export a finished match's log; import a verified log as a read-only match.")
+blp = Blueprint(
+    "export",
+    __name__,
+    url_prefix="/api/matches",
+    description="Export a finished match's log; import a verified log as a read-only match.",
+)
 DEFAULT_IMPORT_LIMIT = 4 * 1024 * 1024  # TILEFOLD_MAX_IMPORT (issue 13: was 16 MiB)
 
 

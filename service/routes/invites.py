@@ -1,4 +1,5 @@
 """Invites: the owner issues a fresh invite for a seat (new token, the old one stops working)."""
+
 from __future__ import annotations
 
 from .. import room as rooms
@@ -8,8 +9,12 @@ from ..schemas import ReissuedSchema
 from ..web import bearer_token, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("invites", __name__, url_prefix="/api/matches",
-                description="Owner only: re-invite a seat whose player lost their browser (a seat_reissued event).")
+blp = Blueprint(
+    "invites",
+    __name__,
+    url_prefix="/api/matches",
+    description="Owner only: re-invite a seat whose player lost their browser (a seat_reissued event).",
+)
 
 
 @blp.route("/<match_id>/seats/<int:seat>/invite", methods=["POST"])

@@ -1,4 +1,5 @@
 """Rooms: create a match, list matches, a match's public summary."""
+
 from __future__ import annotations
 
 from flask import current_app
@@ -13,8 +14,12 @@ from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
 from . import Blueprint, errors
 
-blp = Blueprint("matches", __name__, url_prefix="/api/matches",
-                description="Rooms: create, list and inspect matches (public, no hidden tile).")
+blp = Blueprint(
+    "matches",
+    __name__,
+    url_prefix="/api/matches",
+    description="Rooms: create, list and inspect matches (public, no hidden tile).",
+)
 
 
 @blp.route("", methods=["GET"])
@@ -42,8 +47,9 @@ def create_match(data):
     """Create a match; the answer carries the owner token, shown only once."""
     try:
         _check_length(normalise(data["variant"], data["options"]))  # the engine's own 400s first
-        match_id, owner_token, loaded = service().create(data["variant"], data["options"],
-                                                         deadline_seconds=data.get("deadline_seconds"))
+        match_id, owner_token, loaded = service().create(
+            data["variant"], data["options"], deadline_seconds=data.get("deadline_seconds")
+        )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     location = {"Location": f"/api/matches/{match_id}"}
@@ -57,8 +63,12 @@ def _check_length(options: dict) -> None:
     hands, rounds = options.get("hands"), options.get("rounds")
     too_long = (isinstance(hands, int) and hands > cap) or (isinstance(rounds, int) and rounds * 4 > cap)
     if cap > 0 and too_long:
-        raise ApiError(422, "match_too_long", f"a new match may last at most {cap} hands "
-                       f"(TILEFOLD_MAX_HANDS; a round counts as 4)", max_hands=cap)
+        raise ApiError(
+            422,
+            "match_too_long",
+            f"a new match may last at most {cap} hands (TILEFOLD_MAX_HANDS; a round counts as 4)",
+            max_hands=cap,
+        )
 
 
 @blp.route("/<match_id>", methods=["GET"])

@@ -1,4 +1,5 @@
 """A seat's standing orders (auto pass, auto discard) and the owner's spectating switch."""
+
 from __future__ import annotations
 
 from ..repository import Loaded
@@ -6,8 +7,12 @@ from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, Spectatin
 from ..web import bearer_token, require_token, seat_for, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("orders", __name__, url_prefix="/api/matches",
-                description="Standing orders per seat (Bearer seat token); spectating on/off (owner token).")
+blp = Blueprint(
+    "orders",
+    __name__,
+    url_prefix="/api/matches",
+    description="Standing orders per seat (Bearer seat token); spectating on/off (owner token).",
+)
 
 
 @blp.route("/<match_id>/orders", methods=["GET"])

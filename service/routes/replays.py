@@ -1,4 +1,5 @@
 """The replay blueprint: the page at /replay/<id>, its frames as JSON, and replay_viewer's static JS/CSS."""
+
 from __future__ import annotations
 
 import gzip
@@ -20,9 +21,15 @@ from ..problems import ApiError
 from ..repository import stream_of
 from ..web import bearer_token, service
 
-blp = Blueprint("replay", __name__, url_prefix="/replay", static_folder=str(STATIC),
-                static_url_path="/static", template_folder=str(TEMPLATES),
-                description="Replay viewer: step through a finished match (HTML page and its frames).")
+blp = Blueprint(
+    "replay",
+    __name__,
+    url_prefix="/replay",
+    static_folder=str(STATIC),
+    static_url_path="/static",
+    template_folder=str(TEMPLATES),
+    description="Replay viewer: step through a finished match (HTML page and its frames).",
+)
 HAND_MARKS = ("hand_started", "hand_ended")
 
 
@@ -71,11 +78,18 @@ def _owner_token() -> Optional[str]:
 
 
 @blp.route("/<match_id>", methods=["GET"])
-@blp.doc(responses={"200": {"description": "the viewer page (text/html)"},
-                    "404": {"description": "no such match: a page saying so for a browser (Accept: text/html), "
-                                           "else problem+json",
-                            "content": {"text/html": {"schema": {"type": "string"}},
-                                        "application/problem+json": {"schema": {"type": "object"}}}}})
+@blp.doc(
+    responses={
+        "200": {"description": "the viewer page (text/html)"},
+        "404": {
+            "description": "no such match: a page saying so for a browser (Accept: text/html), else problem+json",
+            "content": {
+                "text/html": {"schema": {"type": "string"}},
+                "application/problem+json": {"schema": {"type": "object"}},
+            },
+        },
+    }
+)
 def page(match_id):
     """The replay page (its script loads frames.json); for an unknown match a browser (Accept: text/html)
     gets a 404 page, other clients the usual problem+json."""
@@ -92,12 +106,28 @@ def page(match_id):
 
 
 @blp.route("/<match_id>/frames.json", methods=["GET"])
-@blp.doc(parameters=[{"in": "query", "name": "seat", "schema": {"type": "string"},
-                      "description": "all (everyone's hands open) or 0..3 (what that seat knew)"},
-                     {"in": "query", "name": "hand", "schema": {"type": "integer", "minimum": 0},
-                      "description": "one page: the steps of the hand at this index (0-based) only"}])
-@blp.doc(responses={"200": {"description": "the replay frames (application/json)"},
-                    "422": {"description": "replay_paged: the match is too long to send whole; ask ?hand=K"}})
+@blp.doc(
+    parameters=[
+        {
+            "in": "query",
+            "name": "seat",
+            "schema": {"type": "string"},
+            "description": "all (everyone's hands open) or 0..3 (what that seat knew)",
+        },
+        {
+            "in": "query",
+            "name": "hand",
+            "schema": {"type": "integer", "minimum": 0},
+            "description": "one page: the steps of the hand at this index (0-based) only",
+        },
+    ]
+)
+@blp.doc(
+    responses={
+        "200": {"description": "the replay frames (application/json)"},
+        "422": {"description": "replay_paged: the match is too long to send whole; ask ?hand=K"},
+    }
+)
 def frames(match_id):
     """The steps of the match (or of one hand, ?hand=K) as the engine's view for the chosen seat
     (public while in play). Every answer carries `index`: all hands with their pages and versions."""
@@ -106,8 +136,12 @@ def frames(match_id):
     if not loaded.over:
         owner = _owner_token()
         if not owner:
-            raise ApiError(401, "missing_token", "a match in play replays only for its owner (?owner=<token>)",
-                           {"WWW-Authenticate": 'Bearer realm="tilefold"'})
+            raise ApiError(
+                401,
+                "missing_token",
+                "a match in play replays only for its owner (?owner=<token>)",
+                {"WWW-Authenticate": 'Bearer realm="tilefold"'},
+            )
         if not rooms.matches(owner, loaded.room.owner_token_hash):
             raise ApiError(403, "not_owner", "the token is not this match's owner token")
         perspective = None  # hidden information removed while the match is in play
@@ -119,8 +153,12 @@ def frames(match_id):
     page = _page_asked()
     index = hand_index(loaded)
     if page is None and len(index) > current_app.config["REPLAY_WHOLE_HANDS"]:
-        raise ApiError(422, "replay_paged", f"this match has {len(index)} hands: ask one at a time (?hand=0.."
-                       f"{len(index) - 1})", pages=_pages(index))
+        raise ApiError(
+            422,
+            "replay_paged",
+            f"this match has {len(index)} hands: ask one at a time (?hand=0..{len(index) - 1})",
+            pages=_pages(index),
+        )
     if page is not None and page >= _pages(index):
         raise ApiError(404, "no_such_hand", f"this match has {_pages(index)} page(s) of frames")
     cache, key = _cache(), (match_id, loaded.version, perspective, page)
@@ -154,11 +192,21 @@ def hand_index(loaded) -> list[dict]:
     hands: list[dict] = []
     for item in _read_types(service().repo.store, stream_of(loaded.match_id), HAND_MARKS):
         if item.type == "hand_started":
-            hands.append({"hand": item.payload["hand"], "dealer": item.payload["dealer"], "page": len(hands),
-                          "first": item.version, "last": None, "scores": None, "deltas": None})
+            hands.append(
+                {
+                    "hand": item.payload["hand"],
+                    "dealer": item.payload["dealer"],
+                    "page": len(hands),
+                    "first": item.version,
+                    "last": None,
+                    "scores": None,
+                    "deltas": None,
+                }
+            )
         elif hands:
-            hands[-1].update(last=item.version, scores=list(item.payload["scores"]),
-                             deltas=item.payload["settlement"]["deltas"])
+            hands[-1].update(
+                last=item.version, scores=list(item.payload["scores"]), deltas=item.payload["settlement"]["deltas"]
+            )
     cache.put(key, hands, 300 * len(hands) + 100)
     return hands
 
@@ -194,13 +242,23 @@ def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) ->
     start = repo.at(loaded.match_id, after) if after > 0 else None
     stored = repo.read(loaded.match_id, after, until=until)
     out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None)
-    out.update({
-        "id": loaded.match_id, "variant": loaded.room.variant, "options": loaded.room.options,
-        "status": "over" if loaded.over else "playing", "version": loaded.version,
-        "seats": loaded.room.public_seats(), "names": match_log.pattern_names(),
-        "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
-        "imported": match_log.import_record(repo, loaded.match_id) is not None,
-        "index": index, "page": page, "pages": _pages(index), "first_version": after + 1, "last_version": until,
-    })
+    out.update(
+        {
+            "id": loaded.match_id,
+            "variant": loaded.room.variant,
+            "options": loaded.room.options,
+            "status": "over" if loaded.over else "playing",
+            "version": loaded.version,
+            "seats": loaded.room.public_seats(),
+            "names": match_log.pattern_names(),
+            "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
+            "imported": match_log.import_record(repo, loaded.match_id) is not None,
+            "index": index,
+            "page": page,
+            "pages": _pages(index),
+            "first_version": after + 1,
+            "last_version": until,
+        }
+    )
     raw = json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return gzip.compress(raw, compresslevel=6, mtime=0)  # cached compressed; inflated for a client without gzip

@@ -1,4 +1,5 @@
 """Seats: join a match with a display name; the owner fills empty seats with bots."""
+
 from __future__ import annotations
 
 from ..pages.links import play_url
@@ -7,8 +8,12 @@ from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("seats", __name__, url_prefix="/api/matches",
-                description="Seats fill in join order; seat 0 deals first. Four seats start the match.")
+blp = Blueprint(
+    "seats",
+    __name__,
+    url_prefix="/api/matches",
+    description="Seats fill in join order; seat 0 deals first. Four seats start the match.",
+)
 
 
 @blp.route("/<match_id>/seats", methods=["POST"])

@@ -1,4 +1,5 @@
 """Spectators: a live match's public view and event feed, with no hidden information at all."""
+
 from __future__ import annotations
 
 import engine
@@ -11,8 +12,12 @@ from ..stream import SPECTATOR, items_for
 from ..web import service
 from . import Blueprint, errors
 
-blp = Blueprint("spectate", __name__, url_prefix="/api/matches",
-                description="Read-only public view and feed (engine.view/redact with no seat); no token.")
+blp = Blueprint(
+    "spectate",
+    __name__,
+    url_prefix="/api/matches",
+    description="Read-only public view and feed (engine.view/redact with no seat); no token.",
+)
 
 
 @blp.route("/<match_id>/spectate", methods=["GET"])
@@ -23,10 +28,14 @@ def spectate(match_id):
     svc = service()
     loaded = svc.repo.load(match_id)
     require_spectating(loaded)
-    return {"id": loaded.match_id, "version": loaded.version, "status": status(loaded),
-            "seats": loaded.room.public_seats(),
-            "view": engine.view(loaded.state, None) if loaded.started else None,
-            "deadlines": svc.deadlines_for(loaded)}
+    return {
+        "id": loaded.match_id,
+        "version": loaded.version,
+        "status": status(loaded),
+        "seats": loaded.room.public_seats(),
+        "view": engine.view(loaded.state, None) if loaded.started else None,
+        "deadlines": svc.deadlines_for(loaded),
+    }
 
 
 @blp.route("/<match_id>/spectate/events", methods=["GET"])

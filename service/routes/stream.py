@@ -1,4 +1,5 @@
 """The SSE event stream of a match: a seat's (Bearer seat token) or the public's (no token)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,17 +14,25 @@ from ..stream import SPECTATOR, events, start_after
 from ..web import optional_viewer, service
 from . import Blueprint, bearer, errors, headers
 
-blp = Blueprint("stream", __name__, url_prefix="/api/matches",
-                description="Server-Sent Events: the caller's visible events, resumable with Last-Event-ID.")
+blp = Blueprint(
+    "stream",
+    __name__,
+    url_prefix="/api/matches",
+    description="Server-Sent Events: the caller's visible events, resumable with Last-Event-ID.",
+)
 
 
 @blp.route("/<match_id>/stream", methods=["GET"])
 @bearer(blp, optional=True)
 @headers(blp, "Last-Event-ID")
 @blp.arguments(StreamQuerySchema, location="query", error_status_code=400)
-@blp.alt_response(200, description="text/event-stream; `id:` is the event version, `data:` the event as on "
-                                   "GET .../events; `: heartbeat` comments; the stream ends after "
-                                   "TILEFOLD_STREAM_LIFETIME seconds (reconnect with Last-Event-ID)", success=True)
+@blp.alt_response(
+    200,
+    description="text/event-stream; `id:` is the event version, `data:` the event as on "
+    "GET .../events; `: heartbeat` comments; the stream ends after "
+    "TILEFOLD_STREAM_LIFETIME seconds (reconnect with Last-Event-ID)",
+    success=True,
+)
 @errors(blp, 400, 403, 404, 429, 503)
 def stream(args, match_id):
     """With a seat token: that seat's events; without: the spectator feed (403 when spectating is off)."""
@@ -39,9 +48,19 @@ def stream(args, match_id):
         raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event version (a whole number)")
     config = current_app.config
     slot = waiters.limits().acquire(request.remote_addr)  # 429/503 beyond the waiting limits
-    body = events(svc, match_id, viewer, after, lifetime=config["STREAM_LIFETIME"],
-                  heartbeat=config["STREAM_HEARTBEAT"], idle=config["STREAM_IDLE"], hub=waiters.hub(),
-                  allowed=allowed, slot=slot, shared=waiters.shared())
+    body = events(
+        svc,
+        match_id,
+        viewer,
+        after,
+        lifetime=config["STREAM_LIFETIME"],
+        heartbeat=config["STREAM_HEARTBEAT"],
+        idle=config["STREAM_IDLE"],
+        hub=waiters.hub(),
+        allowed=allowed,
+        slot=slot,
+        shared=waiters.shared(),
+    )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)
     response.call_on_close(slot.release)  # also when the body is never read

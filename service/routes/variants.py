@@ -1,4 +1,5 @@
 """The rule sets this server plays, from the engine's variant registry (names, wild, options, pattern names)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,8 +12,12 @@ from engine.options import schema
 
 from . import Blueprint
 
-blp = Blueprint("variants", __name__, url_prefix="/api/variants",
-                description="The rule sets this server plays (the engine's variant registry).")
+blp = Blueprint(
+    "variants",
+    __name__,
+    url_prefix="/api/variants",
+    description="The rule sets this server plays (the engine's variant registry).",
+)
 
 
 def describe() -> dict[str, Any]:

@@ -1,4 +1,5 @@
 """A seat's private view with ETag, If-None-Match and long-polling (?wait=seconds)."""
+
 from __future__ import annotations
 
 from flask import Response, current_app, jsonify, request
@@ -10,16 +11,19 @@ from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
 from . import Blueprint, bearer, errors, headers
 
-blp = Blueprint("view", __name__, url_prefix="/api/matches",
-                description="What one seat sees (Bearer seat token).")
+blp = Blueprint("view", __name__, url_prefix="/api/matches", description="What one seat sees (Bearer seat token).")
 
 
 @blp.route("/<match_id>/view", methods=["GET"])
 @bearer(blp)
 @headers(blp, "If-None-Match")
 @blp.arguments(ViewQuerySchema, location="query", error_status_code=400)
-@blp.alt_response(200, schema=PrivateViewSchema, success=True,
-                  headers={"ETag": {"schema": {"type": "string"}, "description": "\"v<version>\""}})
+@blp.alt_response(
+    200,
+    schema=PrivateViewSchema,
+    success=True,
+    headers={"ETag": {"schema": {"type": "string"}, "description": '"v<version>"'}},
+)
 @blp.alt_response(304, description="Not modified (If-None-Match names the current version)")
 @errors(blp, 401, 403, 404, 429, 503)
 def get_view(args, match_id):
@@ -44,7 +48,9 @@ def get_view(args, match_id):
 
 def view_body(svc, loaded: Loaded, seat: int) -> dict:
     body = private_view(loaded, seat)
-    body["deadlines"] = svc.deadlines_for(loaded, seat)  # correspondence play: [] without move deadlines; in a window its own only
+    body["deadlines"] = svc.deadlines_for(
+        loaded, seat
+    )  # correspondence play: [] without move deadlines; in a window its own only
     return body
 
 

@@ -1,4 +1,5 @@
 """A seat's webhook: register a URL (the signing secret is shown once) or remove it."""
+
 from __future__ import annotations
 
 from ..notify import SIGNATURE_HEADER
@@ -6,8 +7,12 @@ from ..schemas_correspondence import WebhookResultSchema, WebhookSchema
 from ..web import require_token, seat_for, service
 from . import Blueprint, bearer, errors
 
-blp = Blueprint("webhooks", __name__, url_prefix="/api/matches",
-                description="Signed webhook notices for one seat (Bearer seat token).")
+blp = Blueprint(
+    "webhooks",
+    __name__,
+    url_prefix="/api/matches",
+    description="Signed webhook notices for one seat (Bearer seat token).",
+)
 
 
 @blp.route("/<match_id>/webhook", methods=["PUT"])
@@ -20,8 +25,13 @@ def put_webhook(data, match_id):
     svc = service()
     seat = seat_for(svc.repo.load(match_id), require_token())
     secret, loaded = svc.set_webhook(match_id, seat, data["url"])
-    return {"seat": seat, "url": data["url"], "secret": secret, "signature_header": SIGNATURE_HEADER,
-            "version": loaded.version}
+    return {
+        "seat": seat,
+        "url": data["url"],
+        "secret": secret,
+        "signature_header": SIGNATURE_HEADER,
+        "version": loaded.version,
+    }
 
 
 @blp.route("/<match_id>/webhook", methods=["DELETE"])
