@@ -7,27 +7,12 @@ import threading
 
 import pytest
 
+from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
+
 from test_audit_support import finished_match
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="Debian chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")

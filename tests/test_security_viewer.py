@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from test_audit_support import finished_match
-from test_replay_browser import ARGS, CHROMIUM
+from browser_support import ARGS, CHROMIUM
 from test_security_input import MARKUP
 
 pytestmark = [

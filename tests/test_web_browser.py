@@ -16,30 +16,15 @@ from collections import Counter
 
 import pytest
 
+from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
+
 import engine
 from engine.tiles import name, parse
 from service.repository import engine_events
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="Debian chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
