@@ -36,7 +36,7 @@ class Server:
         self.log = tmp / "server.log"
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, TILEFOLD_DB=self.db)
+        env = dict(os.environ, TILEFOLD_DB=self.db, TILEFOLD_RATE_LIMITS="0")  # every client is 127.0.0.1
         script = Path(sys.executable).with_name("tilefold")
         launcher = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
         cmd = launcher + ["serve", "--bind", f"127.0.0.1:{self.port}", "--workers", "2", "--threads", "4"]

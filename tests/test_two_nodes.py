@@ -58,7 +58,7 @@ class Node:
         self.log = open(log, "wb")
         self.proc = subprocess.Popen(
             cmd,
-            env=dict(os.environ, TILEFOLD_DB=url),
+            env=dict(os.environ, TILEFOLD_DB=url, TILEFOLD_RATE_LIMITS="0"),  # every client is 127.0.0.1
             cwd=str(Path(__file__).resolve().parents[1]),
             stdout=self.log,
             stderr=subprocess.STDOUT,
