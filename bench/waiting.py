@@ -65,7 +65,8 @@ LOG = os.path.join(tempfile.gettempdir(), "bench-waiting-server.log")
 def start_server(db: str, port: int) -> subprocess.Popen:
     script = os.path.join(os.path.dirname(sys.executable), "tilefold")
     launcher = [script] if os.path.exists(script) else [sys.executable, "-m", "service.cli"]
-    env = dict(os.environ, TILEFOLD_DB=db, TILEFOLD_MAX_WAITERS_PER_ADDRESS="100000")
+    # every client is 127.0.0.1: the per-address caps and rate limits would refuse the bench itself
+    env = dict(os.environ, TILEFOLD_DB=db, TILEFOLD_MAX_WAITERS_PER_ADDRESS="100000", TILEFOLD_RATE_LIMITS="0")
     with open(LOG, "w") as log:  # the server's own log: worker restarts show there
         proc = subprocess.Popen(
             launcher + ["serve", "--bind", f"127.0.0.1:{port}"],
