@@ -133,3 +133,28 @@ def test_long_poll_on_one_node_wakes_for_an_action_on_the_other(nodes):
     assert first.api.act(match_id, actor, actor_view.body["legal_actions"][0], actor_view.body["version"]).status == 200
     waiter.join(timeout=30)
     assert woke and woke[0][0] == 200 and woke[0][1] < 15, woke
+
+
+def test_chat_long_poll_on_one_node_wakes_for_a_line_posted_on_the_other(nodes):
+    """#15: the chat long-poll waits on the node's WaiterHub, which hears the other node's append
+    (LISTEN/NOTIFY, with the change feed as a safety net): the line arrives within a few seconds."""
+    first, second = nodes
+    match_id, _, tokens = first.match(deadline=None)
+    woke: list = []
+
+    def wait():
+        started = time.monotonic()
+        reply = second.api.call("GET", f"/api/matches/{match_id}/chat?after=0&wait=20", token=tokens[1])
+        woke.append((reply.status, reply.body, time.monotonic() - started))
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    hub = second.app.extensions["tilefold_waiters"]
+    deadline = time.monotonic() + 10
+    while hub.waiting == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert hub.waiting == 1, "the chat long-poll does not wait on the hub"
+    assert first.api.call("POST", f"/api/matches/{match_id}/chat", {"text": "你好"}, token=tokens[0]).status == 201
+    waiter.join(timeout=30)
+    assert woke and woke[0][0] == 200 and woke[0][2] < 15, woke
+    assert [line["text"] for line in woke[0][1]["lines"]] == ["你好"]

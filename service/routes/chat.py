@@ -6,12 +6,11 @@ spectators' stream or a match export: only a seat token reads or writes it.
 
 from __future__ import annotations
 
-import time
-
-from flask import current_app
+from flask import current_app, request
 
 from events import ConcurrencyError, NewEvent
 
+from .. import waiters
 from ..problems import ApiError
 from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
 from ..web import require_token, seat_for, service
@@ -35,20 +34,30 @@ def chat_stream(match_id: str) -> str:
 @bearer(blp)
 @blp.arguments(ChatQuerySchema, location="query", error_status_code=400)
 @blp.response(200, ChatListSchema)
-@errors(blp, 401, 403, 404, 503)
+@errors(blp, 401, 403, 404, 429, 503)
 def read_chat(args, match_id):
     """Lines after ?after=N (their versions in the chat stream); ?wait= long-polls for a new one."""
     svc = service()
     seat_for(svc.repo.load(match_id), require_token())
     store, stream = svc.repo.store, chat_stream(match_id)
-    deadline = time.monotonic() + min(args["wait"], current_app.config["MAX_WAIT"])
-    while store.current_version(stream) <= args["after"] and time.monotonic() < deadline:
-        time.sleep(current_app.config["POLL_INTERVAL"] * 4)
+    if args["wait"] > 0 and store.current_version(stream) <= args["after"]:
+        wait_for_line(stream, args["after"], min(args["wait"], current_app.config["MAX_WAIT"]))
     lines = [
         {"version": e.version, "seat": e.payload["seat"], "text": e.payload["text"], "at": e.recorded_at}
         for e in store.read(stream, after=args["after"], limit=200)
     ]
     return {"version": store.current_version(stream), "lines": lines}
+
+
+def wait_for_line(stream: str, after: int, seconds: float) -> None:
+    """Wait on the worker's WaiterHub (issue 15: one store watcher per worker, no query per waiting
+    client) until the chat stream passes `after` or time runs out; counted by the waiting limits
+    like every other wait (429 per address, 503 in all, with Retry-After)."""
+    slot = waiters.limits().acquire(request.remote_addr)
+    try:
+        waiters.hub().wait(stream, after, seconds)
+    finally:
+        slot.release()
 
 
 @blp.route("/<match_id>/chat", methods=["POST"])
