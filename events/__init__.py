@@ -8,7 +8,14 @@ PostgresEventStore (one PostgreSQL database shared by several service nodes). `o
 from typing import Any, Union
 
 from .chain import Problem, canonical_json, compute_hash, verify_chain
-from .errors import ConcurrencyError, EventStoreError, IdempotencyMismatch, StorageUnavailable, UpcastError
+from .errors import (
+    ConcurrencyError,
+    EventStoreError,
+    ForgedSnapshot,
+    IdempotencyMismatch,
+    StorageUnavailable,
+    UpcastError,
+)
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .postgres import PostgresEventStore, is_postgres_url
 from .registry import Registry, default_registry
@@ -32,6 +39,7 @@ __all__ = [
     "ConcurrencyError",
     "EventStore",
     "EventStoreError",
+    "ForgedSnapshot",
     "IdempotencyMismatch",
     "NewEvent",
     "OutboxItem",

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from json.encoder import encode_basestring
 from typing import Any, Iterable, Mapping, NamedTuple
+
+from .errors import ForgedSnapshot
 
 HASHED_FIELDS = ("stream", "version", "type", "schema_version", "payload", "recorded_at")
 
@@ -129,3 +132,30 @@ def _well_formed(row: Mapping[str, Any]) -> bool:
 
 def _int_or(value: Any, default: int) -> int:
     return value if isinstance(value, int) else default
+
+
+# -- snapshot seals (a snapshot row checked against the chain before it is used) -------------------
+def snapshot_seal(stream: str, version: int, key: str, chain_hash: str, data: bytes) -> str:
+    """SHA-256 hex binding a snapshot's bytes to its stream, version, format key and the hash of the
+    event row at that version (the chain hash): an edited blob, version or hash no longer matches."""
+    digest = hashlib.sha256(canonical_json(["tilefold-snapshot", stream, int(version), key, chain_hash]).encode())
+    digest.update(b"\n")
+    digest.update(data)
+    return digest.hexdigest()
+
+
+def checked_snapshot(stream: str, key: str, row: tuple[Any, Any, Any, Any, Any]) -> tuple[int, bytes]:
+    """(version, data) of a snapshot row (version, data, chain_hash, seal, hash of the event row at
+    that version) whose seal and chain hash hold; ForgedSnapshot otherwise (before anything reads
+    the bytes: they may be a pickle)."""
+    version, data, chain_hash, seal, event_hash = row
+    data = bytes(data)
+    if not chain_hash or not seal:
+        raise ForgedSnapshot(stream, version, "it carries no seal")
+    if event_hash is None:
+        raise ForgedSnapshot(stream, version, "no event row at its version")
+    if event_hash != chain_hash:
+        raise ForgedSnapshot(stream, version, "the event row at its version has another hash")
+    if not hmac.compare_digest(snapshot_seal(stream, version, key, chain_hash, data), seal):
+        raise ForgedSnapshot(stream, version, "its bytes, version or chain hash do not match its seal")
+    return version, data

@@ -31,3 +31,12 @@ class StorageUnavailable(EventStoreError):
 
 class UpcastError(EventStoreError):
     """A stored payload cannot be upcast to the current schema version."""
+
+
+class ForgedSnapshot(EventStoreError):
+    """A stored snapshot fails its seal or no longer matches the hash chain at its version (the
+    database was edited): never unpickled, never served."""
+
+    def __init__(self, stream: str, version: int, reason: str):
+        self.stream, self.version, self.reason = stream, version, reason
+        super().__init__(f"snapshot of {stream!r} at v{version}: {reason}")

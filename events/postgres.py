@@ -22,13 +22,14 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from .chain import Problem, canonical_json, verify_chain
+from .chain import Problem, canonical_json, checked_snapshot, snapshot_seal, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
 from .pg_schema import FEED_LIMIT, create_schema
 from .registry import Registry, default_registry
 from .side_tables import create_side_tables
 from .store import (
+    SNAPSHOT_SEALED,
     EventLike,
     _check_expected,
     _check_stream,
@@ -494,31 +495,42 @@ class PostgresEventStore:
         return _AppendSource(self)
 
     def save_snapshot(self, stream: str, version: int, key: str, data: bytes, keep: bool = True) -> None:
-        """Store `data` (a folded state at `version` in the format `key`); keep=False is the stream's
-        rolling latest (older rolling ones are dropped). Derived data: committed without waiting for
-        the WAL flush (synchronous_commit off for this transaction)."""
+        """Store `data` (a folded state at `version` in the format `key`), sealed to the hash of the
+        event row at `version` (EventStore.save_snapshot); keep=False is the stream's rolling latest
+        (older rolling ones are dropped). Derived data: committed without waiting for the WAL flush
+        (synchronous_commit off for this transaction)."""
+        blob = bytes(data)
         with self._connection() as conn, conn.transaction():
             conn.execute("SET LOCAL synchronous_commit = off")
+            row = conn.execute(
+                "SELECT hash FROM events WHERE stream = %s AND version = %s", [stream, int(version)]
+            ).fetchone()
+            if row is None:
+                raise ValueError(f"no event of {stream!r} at v{version} to seal a snapshot to")
+            seal = snapshot_seal(stream, version, key, row[0], blob)
             conn.execute(
                 "DELETE FROM snapshots WHERE stream = %s AND key = %s AND keep = 0 AND version < %s",
                 [stream, key, int(version)],
             )
             conn.execute(
-                "INSERT INTO snapshots (stream, key, version, keep, data, created_at) "
-                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (stream, key, version) DO UPDATE SET "
-                "keep = excluded.keep, data = excluded.data, created_at = excluded.created_at",
-                [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()],
+                "INSERT INTO snapshots (stream, key, version, keep, data, created_at, chain_hash, seal) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (stream, key, version) DO UPDATE SET "
+                "keep = excluded.keep, data = excluded.data, created_at = excluded.created_at, "
+                "chain_hash = excluded.chain_hash, seal = excluded.seal",
+                [stream, key, int(version), int(bool(keep)), blob, utc_now(), row[0], seal],
             )
 
     def load_snapshot(self, stream: str, key: str, max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
-        """(version, data) of the stream's latest snapshot in format `key` (at or before max_version)."""
+        """(version, data) of the stream's latest snapshot in format `key` (at or before max_version);
+        ForgedSnapshot when its seal or the chain at its version does not hold (EventStore's)."""
         limit = (1 << 30) if max_version is None else int(max_version)
         rows = self.query(
-            "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
-            "ORDER BY version DESC LIMIT 1",
+            f"SELECT {SNAPSHOT_SEALED} FROM snapshots s LEFT JOIN events e ON e.stream = s.stream "
+            "AND e.version = s.version WHERE s.stream = ? AND s.key = ? AND s.version <= ? "
+            "ORDER BY s.version DESC LIMIT 1",
             [stream, key, min(limit, 2**31 - 1)],
         )
-        return (rows[0][0], bytes(rows[0][1])) if rows else None
+        return checked_snapshot(stream, key, rows[0]) if rows else None
 
     # -- outbox ---------------------------------------------------------------
     def outbox_pending(self, now: Any = None, limit: int = 100) -> list[OutboxItem]:

@@ -46,8 +46,13 @@ CREATE TABLE IF NOT EXISTS snapshots (
     keep       INTEGER NOT NULL DEFAULT 1,
     data       BLOB    NOT NULL,
     created_at TEXT    NOT NULL,
+    chain_hash TEXT,
+    seal       TEXT,
     UNIQUE (stream, key, version)
 )"""
+#: a snapshot's seal (events.chain.snapshot_seal over its bytes, stream, version, key and
+#: `chain_hash`, the hash of the event row at its version): a load checks both before unpickling
+SNAPSHOT_SEAL_COLUMNS = ("chain_hash", "seal")
 #: triggers that keep stream_heads and refuse a version that does not follow the head; an
 #: append can then be a single INSERT statement (EventStore._append_in_one_statement)
 HEAD_TRIGGERS = ("events_version_follows_head", "events_move_head")
@@ -86,6 +91,10 @@ def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     conn.execute(EVENTS_DDL)
     conn.execute(HEADS_DDL)
     conn.execute(SNAPSHOTS_DDL)
+    have = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+    for column in SNAPSHOT_SEAL_COLUMNS:
+        if column not in have:  # files made before snapshots were sealed (their rows are never read)
+            conn.execute(f"ALTER TABLE snapshots ADD COLUMN {column} TEXT")
     db.table("idempotency").create(
         {"key": str, "stream": str, "request_hash": str, "result": str, "created_at": str},
         pk="key",

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from sqlite_utils import Database
 
-from .chain import Problem, canonical_json, hash_new_row, verify_chain
+from .chain import Problem, canonical_json, checked_snapshot, hash_new_row, snapshot_seal, verify_chain
 from .connection import Connections
 from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
@@ -23,6 +23,8 @@ MAX_STREAM_NAME = 200
 ROW_COLUMNS = "position, stream, version, type, schema_version, payload, recorded_at, hash"
 INSERT_COLUMNS = "stream, version, type, schema_version, payload, recorded_at, hash"
 INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?)"
+#: a snapshot row with what its check needs: the hash of the event row at its version (LEFT JOIN e)
+SNAPSHOT_SEALED = "s.version, s.data, s.chain_hash, s.seal, e.hash"
 MAX_STATEMENT_ROWS = 500  # 7 parameters a row, well under SQLite's 32,766 variables
 
 
@@ -215,7 +217,9 @@ class EventStore:
 
     # -- snapshots (derived data beside the events, never replacing them) ---------------
     def save_snapshot(self, stream: str, version: int, key: str, data: bytes, keep: bool = True) -> None:
-        """Store `data` (a folded state at `version`, in the format named `key`) for `stream`.
+        """Store `data` (a folded state at `version`, in the format named `key`) for `stream`, sealed
+        to the hash of the event row at `version` (events.chain.snapshot_seal; ValueError when there
+        is no such row).
 
         `keep=False`: the stream's rolling latest snapshot; every save drops the older rolling ones
         (kept ones stay). Derived data: written without an fsync of its own (a lost snapshot is
@@ -223,25 +227,34 @@ class EventStore:
         """
         drop = "DELETE FROM snapshots WHERE stream = ? AND key = ? AND keep = 0 AND version < ?"
         insert = (
-            "INSERT OR REPLACE INTO snapshots (stream, key, version, keep, data, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT OR REPLACE INTO snapshots (stream, key, version, keep, data, created_at, chain_hash, seal) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
+        blob = bytes(data)
 
         def save(conn: sqlite3.Connection, db: Database) -> None:
+            found = conn.execute("SELECT hash FROM events WHERE stream = ? AND version = ?", [stream, int(version)])
+            row = found.fetchone()
+            if row is None:
+                raise ValueError(f"no event of {stream!r} at v{version} to seal a snapshot to")
+            seal = snapshot_seal(stream, version, key, row[0], blob)
             conn.execute(drop, [stream, key, int(version)])
-            conn.execute(insert, [stream, key, int(version), int(bool(keep)), bytes(data), utc_now()])
+            conn.execute(insert, [stream, key, int(version), int(bool(keep)), blob, utc_now(), row[0], seal])
 
         self._db.write(save, durable=False)
 
     def load_snapshot(self, stream: str, key: str, max_version: Optional[int] = None) -> Optional[tuple[int, bytes]]:
         """(version, data) of the stream's latest snapshot in format `key` (at or before
-        `max_version` when given), or None."""
+        `max_version` when given), or None; ForgedSnapshot when its seal or the chain at its version
+        does not hold (the hash of the event row at its version: the same indexed read)."""
         sql = (
-            "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? AND version <= ? "
-            "ORDER BY version DESC LIMIT 1"
+            f"SELECT {SNAPSHOT_SEALED} FROM snapshots s LEFT JOIN events e ON e.stream = s.stream "
+            "AND e.version = s.version WHERE s.stream = ? AND s.key = ? AND s.version <= ? "
+            "ORDER BY s.version DESC LIMIT 1"
         )
         limit = (1 << 62) if max_version is None else int(max_version)
         rows = self._db.query(sql, [stream, key, limit])
-        return (rows[0][0], bytes(rows[0][1])) if rows else None
+        return checked_snapshot(stream, key, rows[0]) if rows else None
 
     def streams(self) -> list[str]:
         """Every stream that has at least one event, sorted by name."""

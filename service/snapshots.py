@@ -9,31 +9,43 @@ format plus the events after it. The format key names the engine's rules version
 of the state's classes: a snapshot of any other format is ignored (and a new one written).
 
 Snapshots are pickles of (MatchState, Room) written only by this service into its own database
-(never imported: an import stores events only); docs/STORE.md, "Snapshots".
+(never imported: an import stores events only); docs/STORE.md, "Snapshots". Each row is sealed to
+the hash chain (issue 13): the store keeps the hash of the event row at the snapshot's version and
+a seal over its bytes bound to that hash, and checks both before handing the bytes over, so an
+edited snapshot row is never unpickled: the load answers 503 `integrity_error` with a logged error,
+as for an edited event row. The bytes are then unpickled with only the state's own classes
+allowed (`decode`): no other global, so no function call. docs/AUDIT.md, "Integrity on load".
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import logging
 import pickle
 from typing import Any, Iterable, Optional
 
 import engine
 from engine import state as states
+from events import ForgedSnapshot
 
 from . import room as rooms
+from .problems import ApiError
 
 log = logging.getLogger(__name__)
 HAND_ENDS = frozenset({"hand_ended", "match_ended"})
 PICKLE_PROTOCOL = 5
 
 
+#: every class a snapshot holds, and the only globals `decode` lets a pickle name
+CLASSES = (states.MatchState, states.HandState, states.SeatHand, states.Window, rooms.Room, rooms.Seat)
+ALLOWED = {(c.__module__, c.__qualname__): c for c in CLASSES}
+
+
 def _shape() -> str:
     """The field names of every class a snapshot holds: a new field makes old snapshots unreadable."""
-    classes = (states.MatchState, states.HandState, states.SeatHand, states.Window, rooms.Room, rooms.Seat)
-    text = ";".join(f"{c.__name__}:{','.join(f.name for f in dataclasses.fields(c))}" for c in classes)
+    text = ";".join(f"{c.__name__}:{','.join(f.name for f in dataclasses.fields(c))}" for c in CLASSES)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -41,8 +53,9 @@ SHAPE = _shape()
 
 
 def format_key() -> str:
-    """The format snapshots are written (and read) in now: pickle, rules version, state shape."""
-    return f"pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}"
+    """The format snapshots are written (and read) in now: sealed pickle, rules version, state shape
+    ("sealed": rows from before seals are never read, so they cannot pass for sealed ones)."""
+    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}"
 
 
 def encode(state: Any, room: rooms.Room) -> bytes:
@@ -51,9 +64,37 @@ def encode(state: Any, room: rooms.Room) -> bytes:
     return pickle.dumps((clean, room), protocol=PICKLE_PROTOCOL)
 
 
+class RefusedGlobal(pickle.UnpicklingError):
+    """A snapshot's pickle names a global that is not one of the state's classes: never written by
+    this service, so a forged snapshot (whatever its seal says)."""
+
+
+class _StateUnpickler(pickle.Unpickler):
+    """Unpickles only the state's own classes (docs.python.org's "Restricting Globals")."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = ALLOWED.get((module, name))
+        if found is None:
+            raise RefusedGlobal(f"a snapshot may not name {module}.{name}")
+        return found
+
+
 def decode(data: bytes) -> tuple[Any, rooms.Room]:
-    state, room = pickle.loads(data)
+    state, room = _StateUnpickler(io.BytesIO(data)).load()
+    if not isinstance(state, states.MatchState) or not isinstance(room, rooms.Room):
+        raise pickle.UnpicklingError("a snapshot is (MatchState, Room)")
     return state, room
+
+
+def refuse_forged(stream: str, problem: Exception) -> ApiError:
+    """Log an edited snapshot row as an error; the 503 problem a load answers instead of its state."""
+    log.error("%s fails its snapshot check, refusing to serve it: %s", stream, problem)
+    return ApiError(
+        503,
+        "integrity_error",
+        "this match's stored snapshot fails its check against the hash chain "
+        "(the database was edited); the operator has been alerted",
+    )
 
 
 class Snapshots:
@@ -66,15 +107,18 @@ class Snapshots:
         self.enabled = store is None or hasattr(store, "load_snapshot")  # a backend without them: always fold
 
     def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room]]:
-        """(version, state, room) of the latest usable snapshot, or None (a broken one is ignored)."""
+        """(version, state, room) of the latest usable snapshot, or None (an unreadable one is
+        ignored); a forged one (seal, chain or a refused global) is a 503 with a logged error."""
         if not self.enabled:
             return None
         try:
-            found = self.store.load_snapshot(stream, format_key(), max_version)
+            found = self.store.load_snapshot(stream, format_key(), max_version)  # seal checked first
             if found is None:
                 return None
             state, room = decode(found[1])
             return found[0], state, room
+        except (ForgedSnapshot, RefusedGlobal) as forged:
+            raise refuse_forged(stream, forged) from None
         except Exception:  # noqa: BLE001 - a snapshot is an optimisation: fold from the start instead
             log.warning("ignoring an unreadable snapshot of %s", stream, exc_info=True)
             return None

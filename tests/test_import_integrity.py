@@ -169,6 +169,120 @@ def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path,
     assert again.status_code == 503 and again.get_json()["code"] == "integrity_error"
 
 
+def _edit_snapshot_in_file(db: str, stream: str, change) -> int:
+    """The attacker again, on the snapshot a cold load reads (the stream's latest in the current
+    format): triggers dropped, `change(conn, version, data)` run, triggers restored; its version."""
+    from service import snapshots
+
+    conn = sqlite3.connect(db)
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    version, data = conn.execute(
+        "SELECT version, data FROM snapshots WHERE stream = ? AND key = ? ORDER BY version DESC LIMIT 1",
+        [stream, snapshots.format_key()],
+    ).fetchone()
+    change(conn, version, bytes(data))
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+    return version
+
+
+def _richer(data: bytes) -> bytes:
+    """The snapshot's state with seat 0 100 points richer: a forged state in the genuine format."""
+    from service import snapshots
+
+    state, room = snapshots.decode(data)
+    state.scores = [state.scores[0] + 100] + state.scores[1:]
+    return snapshots.encode(state, room)
+
+
+def _cold_get_refused(db: str, match_id: str, caplog) -> None:
+    """A fresh process (nothing cached) asked for the match: 503 integrity_error and a logged error."""
+    from service.app import create_app
+
+    fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
+    with caplog.at_level(logging.ERROR):
+        summary = fresh.get(f"/api/matches/{match_id}")
+        feed = fresh.get(f"/api/matches/{match_id}/events")
+    for reply in (summary, feed):
+        assert reply.status_code == 503 and reply.get_json()["code"] == "integrity_error", reply.get_json()
+    assert any(r.levelno == logging.ERROR and "snapshot" in r.getMessage() for r in caplog.records)
+
+
+def test_a_snapshot_blob_edited_inside_the_database_file_is_refused_on_load(app, caplog):
+    """Issue 13: given a finished match, when its latest snapshot's bytes are replaced by a forged state
+    (seat 0 100 points richer) inside the database file, then a cold load answers 503 with a logged
+    error, never the forged scores; without the snapshot the genuine events are served again."""
+    match_id, _, _ = played(app)
+    db, stream = app.config["DATABASE"], f"match-{match_id}"
+    genuine = app.extensions["tilefold"].repo.load(match_id).state.scores
+    _edit_snapshot_in_file(
+        db,
+        stream,
+        lambda conn, v, data: conn.execute(
+            "UPDATE snapshots SET data = ? WHERE stream = ? AND version = ?", [_richer(data), stream, v]
+        ),
+    )
+    _cold_get_refused(db, match_id, caplog)
+    _drop_snapshots(db)  # the operator's way out: snapshots are derived, the events refold
+    from service.app import create_app
+
+    again = create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}")
+    assert again.status_code == 200 and again.get_json()["scores"] == genuine
+
+
+@pytest.mark.parametrize("edit", ["version", "chain_hash", "seal"])
+def test_a_snapshot_version_or_hash_edited_inside_the_database_file_is_refused_on_load(app, caplog, edit):
+    """Issue 13: the snapshot's version moved (it would stand for another point of the match), its
+    chain hash or its seal changed: each no longer matches the chain or its seal: 503, logged."""
+    match_id, _, _ = played(app)
+    db, stream = app.config["DATABASE"], f"match-{match_id}"
+    flip = "CASE WHEN substr({0}, 1, 1) = 'f' THEN 'e' ELSE 'f' END || substr({0}, 2)"  # one hex digit changed
+    changes = {
+        "version": "UPDATE snapshots SET version = version - 1 WHERE stream = ? AND version = ?",
+        "chain_hash": f"UPDATE snapshots SET chain_hash = {flip.format('chain_hash')} WHERE stream = ? AND version = ?",
+        "seal": f"UPDATE snapshots SET seal = {flip.format('seal')} WHERE stream = ? AND version = ?",
+    }
+    _edit_snapshot_in_file(db, stream, lambda conn, v, data: conn.execute(changes[edit], [stream, v]))
+    _cold_get_refused(db, match_id, caplog)
+
+
+def test_a_resealed_snapshot_pickle_naming_any_other_global_is_refused_unrun(app, caplog, tmp_path):
+    """Issue 13: an attacker who also recomputes the seal (it is not keyed) and stores a pickle that
+    would run a command is still refused: only the state's own classes may be unpickled; nothing runs."""
+    import os
+    import pickle
+
+    from events.chain import snapshot_seal
+    from service import snapshots
+
+    match_id, _, _ = played(app)
+    db, stream = app.config["DATABASE"], f"match-{match_id}"
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    evil = pickle.dumps(Payload())
+
+    def reseal(conn, version, data):
+        chain = conn.execute("SELECT hash FROM events WHERE stream = ? AND version = ?", [stream, version]).fetchone()[
+            0
+        ]
+        seal = snapshot_seal(stream, version, snapshots.format_key(), chain, evil)
+        conn.execute(
+            "UPDATE snapshots SET data = ?, seal = ? WHERE stream = ? AND version = ?", [evil, seal, stream, version]
+        )
+
+    _edit_snapshot_in_file(db, stream, reseal)
+    _cold_get_refused(db, match_id, caplog)
+    assert not marker.exists(), "the forged pickle ran"
+
+
 def _drop_snapshots(db) -> None:
     conn = sqlite3.connect(db)
     conn.execute("DELETE FROM snapshots")

@@ -133,3 +133,35 @@ def test_an_unreadable_snapshot_is_ignored(tmp_path):
 )
 def test_when_a_snapshot_is_due(before, after, types, due):
     assert snapshots.Snapshots(None, 100).due(before, after, types) is due
+
+
+def test_a_file_from_before_seals_gets_the_columns_and_its_unsealed_snapshots_are_never_read(tmp_path):
+    """Issue 13: given a database whose snapshots table predates seals, holding an unsealed snapshot
+    in the old format (here a wrong state), when the store starts, then the seal columns are added,
+    the old row is never read (the full fold), and the new snapshot written is sealed."""
+    import pickle
+    import sqlite3
+
+    path = str(tmp_path / "old.db")
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE snapshots (stream TEXT NOT NULL, key TEXT NOT NULL, version INTEGER NOT NULL, "
+        "keep INTEGER NOT NULL DEFAULT 1, data BLOB NOT NULL, created_at TEXT NOT NULL, UNIQUE (stream, key, version))"
+    )
+    conn.commit()
+    conn.close()
+    store = EventStore.initialise(path)
+    conn = sqlite3.connect(path)
+    events = bot_match("hanshan", 1, "old")
+    stored_match(store, "m", events, "hanshan")
+    total = len(events) + 1
+    old_key = f"pickle{snapshots.PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{snapshots.SHAPE}"
+    bogus = pickle.dumps((engine.fold(events[:1]), rooms.Room()), protocol=snapshots.PICKLE_PROTOCOL)
+    conn.execute(
+        "INSERT INTO snapshots VALUES (?, ?, ?, 1, ?, 'then', NULL, NULL)", [stream_of("m"), old_key, total, bogus]
+    )
+    conn.commit()
+    assert {"chain_hash", "seal"} <= {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+    assert MatchRepository(store, snapshot_every=10).load("m").state == engine.fold(events)
+    sealed = conn.execute("SELECT seal FROM snapshots WHERE key = ?", [snapshots.format_key()]).fetchall()
+    assert sealed and all(row[0] for row in sealed)

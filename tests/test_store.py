@@ -889,12 +889,53 @@ def test_appended_since_names_each_changed_stream_once(store):
 def test_snapshots_round_trip_and_roll(store):
     needs(store, "save_snapshot")
     assert store.load_snapshot("m", "k1") is None
+    store.append("m", 0, [ev(n) for n in range(1, 31)])
     store.save_snapshot("m", 10, "k1", b"\x00ten", keep=True)
     store.save_snapshot("m", 20, "k1", b"twenty", keep=False)
     store.save_snapshot("m", 30, "k1", b"thirty", keep=False)  # drops the rolling 20
     assert store.load_snapshot("m", "k1") == (30, b"thirty")
     assert store.load_snapshot("m", "k1", max_version=25) == (10, b"\x00ten")
     assert store.load_snapshot("m", "other") is None
+
+
+def test_a_snapshot_is_sealed_to_the_event_row_at_its_version(store):
+    """Issue 13: a snapshot needs an event row at its version to be sealed to."""
+    needs(store, "save_snapshot")
+    with pytest.raises(ValueError):
+        store.save_snapshot("m", 1, "k1", b"nothing to seal to")
+    store.append("m", 0, [ev(1)])
+    store.save_snapshot("m", 1, "k1", b"one")
+    assert store.load_snapshot("m", "k1") == (1, b"one")
+
+
+@pytest.mark.parametrize(
+    "edit,reason",
+    [
+        ("UPDATE snapshots SET data = ? WHERE stream = 'm'", "seal"),  # the bytes (a forged state)
+        ("UPDATE snapshots SET version = 3 WHERE stream = 'm' AND ? IS NOT NULL", "hash"),  # pretends to be later
+        (  # ... with the chain hash of v3 copied in too: the seal binds the version and the hash
+            "UPDATE snapshots SET version = 3, chain_hash = (SELECT hash FROM events WHERE stream = 'm' "
+            "AND version = 3) WHERE stream = 'm' AND ? IS NOT NULL",
+            "seal",
+        ),
+        ("UPDATE snapshots SET chain_hash = 'x' || chain_hash WHERE stream = 'm' AND ? IS NOT NULL", "hash"),
+        ("UPDATE snapshots SET seal = NULL WHERE stream = 'm' AND ? IS NOT NULL", "no seal"),
+        ("UPDATE events SET hash = 'x' || hash WHERE stream = 'm' AND version = 2 AND ? IS NOT NULL", "hash"),
+    ],
+)
+def test_an_edited_snapshot_row_is_refused_before_its_bytes_are_used(backend, store, edit, reason):
+    """Issue 13: given a sealed snapshot at v2, when its row (bytes, version, chain hash, seal) or the
+    event row it is sealed to is edited behind the store's back, then loading it raises ForgedSnapshot."""
+    from events import ForgedSnapshot
+
+    needs(store, "save_snapshot")
+    store.append("m", 0, [ev(1), ev(2), ev(3)])
+    store.save_snapshot("m", 2, "k1", b"genuine")
+    assert store.load_snapshot("m", "k1") == (2, b"genuine")
+    backend.sql(edit, (b"forged",))
+    with pytest.raises(ForgedSnapshot) as refused:
+        store.load_snapshot("m", "k1")
+    assert reason in str(refused.value)
 
 
 def test_read_by_types(store):
