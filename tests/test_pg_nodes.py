@@ -158,3 +158,31 @@ def test_chat_long_poll_on_one_node_wakes_for_a_line_posted_on_the_other(nodes):
     waiter.join(timeout=30)
     assert woke and woke[0][0] == 200 and woke[0][2] < 15, woke
     assert [line["text"] for line in woke[0][1]["lines"]] == ["你好"]
+
+
+def test_a_snapshot_edited_in_the_database_is_refused_by_a_cold_node(tmp_path, pg_url, caplog):
+    """Issue 13 on PostgreSQL: given a match whose latest snapshot's bytes were replaced inside the
+    database (triggers off), when another node loads it cold, then 503 `integrity_error`, logged."""
+    import logging
+
+    import psycopg
+
+    first = App(tmp_path, DATABASE=pg_url)
+    try:
+        match_id, _, _ = first.match(deadline=None)
+        with psycopg.connect(pg_url, autocommit=True) as conn, conn.transaction():
+            conn.execute("SET LOCAL session_replication_role = replica")
+            edited = conn.execute(
+                "UPDATE snapshots SET data = data || '\\x00'::bytea WHERE stream = %s AND version = "
+                "(SELECT MAX(version) FROM snapshots WHERE stream = %s)",
+                [f"match-{match_id}", f"match-{match_id}"],
+            ).rowcount
+        assert edited == 1
+        cold = App(tmp_path, DATABASE=pg_url)
+        with caplog.at_level(logging.ERROR):
+            reply = cold.api.call("GET", f"/api/matches/{match_id}")
+        cold.svc.repo.store.close()
+        assert reply.status == 503 and reply.body["code"] == "integrity_error", reply
+        assert any("snapshot" in r.getMessage() for r in caplog.records if r.levelno == logging.ERROR)
+    finally:
+        first.svc.repo.store.close()
