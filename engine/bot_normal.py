@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from engine import analysis as A
+from engine import variants
 from engine.actions import legal_actions
 from engine.scoring import Meld, WinContext, score
 from engine.state import MatchState
@@ -171,7 +172,7 @@ def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
         melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in know.melds),
         win_tile=t,
         win_by="self_draw",
-        ready=True if know.variant == "koudiandian" else know.ready,
+        ready=True if variants.get(know.variant).ting_to_win else know.ready,  # K-2
         wild=know.rules.wild,
     )
     try:
@@ -233,7 +234,7 @@ def _discard_choice(know: Knowledge, choices: list[dict[str, Any]]) -> dict[str,
     if len(tiles) == 1:
         return choices[0]
     options = _valued_options(know, tiles)
-    if know.variant == "koudiandian":
+    if variants.get(know.variant).points_caution:  # K-2/K-4/K-8
         options = sorted(options, key=lambda o: _kdd_key(know, o))
     return {"action": "discard", "tile": name(options[0].tile)}
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol
 from engine.scoring.context import WinContext
 
 if TYPE_CHECKING:
+    from engine.explain import Reading
+    from engine.hand import Decomposition
     from engine.variants.base import Variant
 
 #: option name -> (default, validator(name, value) -> value, or None for values checked elsewhere)
@@ -44,6 +46,12 @@ class VariantEntry:
     check_options: Callable[[dict[str, Any], set[str]], None] = _no_check  # cross-option rules (K-11)
     ting_at_deal_only: bool = False  # H-4: 报听 only at the start of the hand
     extra: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # further display names (H-10)
+    # the replay's settlement (engine.explain); None: the first decomposition, payments read off `deltas`
+    explain_reading: Optional[Callable[[WinContext, dict[str, Any], list[Decomposition]], Reading]] = None
+    explain_payment: Optional[Callable[[WinContext, dict[str, Any]], dict[str, Any]]] = None
+    # hints for the normal bot (engine/bot_normal.py)
+    ting_to_win: bool = False  # K-2: only a declared hand wins, so a wait is valued as a declared hand's
+    points_caution: bool = False  # K-2/K-4/K-8: tile points decide who may declare and win on a discard
 
     @property
     def label(self) -> str:
