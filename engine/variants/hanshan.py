@@ -188,6 +188,15 @@ ENTRY = VariantEntry(
     score_lines=_score_lines,
     ting_at_deal_only=True,
     extra=EXTRA_NAMES,
+    summary=(
+        "含山麻将",
+        "Hanshan — a 配子 wild each hand (白板 stands in for it); 报听 only at the deal; 25 patterns, paid by all three",
+    ),
+    option_names={
+        "wild_self_draw_only": ("有配子只能自摸", "a hand holding a 配子 wins only by self-draw (H-3)"),
+        "win_on_discarded_wild": ("见配给胡", "a discarded 配子 may be won on (H-3)"),
+        "discarder_pays_all": ("点炮一家付", "the discarder pays the whole win alone (H-5)"),
+    },
     explain_reading=_explain_reading,
     explain_payment=_explain_payment,
 )

@@ -210,6 +210,15 @@ ENTRY = VariantEntry(
     check_options=_check_dealer_rule,
     explain_reading=_explain_reading,
     explain_payment=_explain_payment,
+    summary=("山西扣点点", "Shanxi Koudiandian — win only after declaring ready (报听); points by the winning tile"),
+    option_names={
+        "wilds": ("耗子", "each hand one tile kind is wild (K-13)"),
+        "kong_keeps_waits": ("改变听口不能杠", "after 报听 a kong must keep exactly the same waits (K-3)"),
+        "must_win": ("有胡必胡", "a possible win is always taken (K-5)"),
+        "feeder_pays_kong": ("点杠包杠", "whoever fed an exposed kong pays all of it (K-9)"),
+        "discarder_pays_kongs": ("点炮包杠", "the discarder of the winning tile pays every kong (K-9)"),
+        "dealer_bonus": ("带庄多五分", "5 more points on each share the dealer pays or gets (K-12)"),
+    },
     ting_to_win=True,  # K-2
     points_caution=True,  # K-2/K-4/K-8
 )

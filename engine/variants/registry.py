@@ -46,6 +46,8 @@ class VariantEntry:
     check_options: Callable[[dict[str, Any], set[str]], None] = _no_check  # cross-option rules (K-11)
     ting_at_deal_only: bool = False  # H-4: 报听 only at the start of the hand
     extra: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # further display names (H-10)
+    summary: tuple[str, str] = ("", "")  # the home page's choice: full Chinese name, one English line
+    option_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # option -> (中文, what it does)
     # the replay's settlement (engine.explain); None: the first decomposition, payments read off `deltas`
     explain_reading: Optional[Callable[[WinContext, dict[str, Any], list[Decomposition]], Reading]] = None
     explain_payment: Optional[Callable[[WinContext, dict[str, Any]], dict[str, Any]]] = None
@@ -58,7 +60,7 @@ class VariantEntry:
         return f"{self.name_zh} {self.name_en}"
 
     def display(self) -> dict[str, Any]:
-        """JSON for pages and the replay viewer: names, the wild's name, pattern names."""
+        """JSON for pages and the replay viewer: names, the wild's name, pattern and option names."""
         return {
             "label": self.label,
             "zh": self.name_zh,
@@ -66,6 +68,8 @@ class VariantEntry:
             "wild": self.wild_zh,
             "patterns": {code: list(names) for code, names in self.patterns.items()},
             "extra": {code: list(names) for code, names in self.extra.items()},
+            "summary": list(self.summary),
+            "option_names": {option: list(names) for option, names in self.option_names.items()},
         }
 
 

@@ -16,6 +16,7 @@ from engine.options import OptionError
 from .. import match_log
 from .. import room as rooms
 from ..problems import ApiError
+from ..routes.variants import describe
 from ..web import service
 from . import auth, mine
 from .links import invite_url
@@ -41,7 +42,7 @@ def _csrf_cookie(response: Response) -> Response:
 
 def _page(template: str, **context) -> Response:
     g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
-    html = render_template(template, csrf=g.csrf, **context)
+    html = render_template(template, csrf=g.csrf, variants=describe(), **context)
     headers = {
         "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
         "script-src 'self'; connect-src 'self'; frame-ancestors 'none'"

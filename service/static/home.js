@@ -1,22 +1,10 @@
 /* Home page: create a match (options with Chinese names and a one-line explanation), open matches. */
 (function () {
   "use strict";
-  const { api, el, toast, VARIANTS } = window.TF;
-  const OPTIONS = {
-    koudiandian: [
-      ["wilds", "耗子", "each hand one tile kind is wild (K-13)", false],
-      ["kong_keeps_waits", "改变听口不能杠", "after 报听 a kong must keep exactly the same waits (K-3)", false],
-      ["must_win", "有胡必胡", "a possible win is always taken (K-5)", false],
-      ["feeder_pays_kong", "点杠包杠", "whoever fed an exposed kong pays all of it (K-9)", false],
-      ["discarder_pays_kongs", "点炮包杠", "the discarder of the winning tile pays every kong (K-9)", false],
-      ["dealer_bonus", "带庄多五分", "5 more points on each share the dealer pays or gets (K-12)", false],
-    ],
-    hanshan: [
-      ["wild_self_draw_only", "有配子只能自摸", "a hand holding a 配子 wins only by self-draw (H-3)", true],
-      ["win_on_discarded_wild", "见配给胡", "a discarded 配子 may be won on (H-3)", false],
-      ["discarder_pays_all", "点炮一家付", "the discarder pays the whole win alone (H-5)", false],
-    ],
-  };
+  const { api, el, toast, REGISTRY, VARIANTS } = window.TF;
+  // Each rule set's options (name, Chinese name, what it does, default), from the variant registry.
+  const OPTIONS = Object.fromEntries(Object.entries(REGISTRY).map(([k, v]) => [k,
+    Object.entries(v.option_names).map(([key, [zh, en]]) => [key, zh, en, v.options[key] === true])]));
   const form = document.getElementById("create");
   const variant = () => form.querySelector("input[name=variant]:checked").value;
 

@@ -39,9 +39,11 @@
     box.textContent = text; box.classList.add("on");
     clearTimeout(toast.timer); toast.timer = setTimeout(() => box.classList.remove("on"), 4000);
   }
-  const VARIANTS = { koudiandian: ["扣点点", "Koudiandian"], hanshan: ["含山麻将", "Hanshan"] };
+  // The rule sets, from the engine's variant registry (the page embeds GET /api/variants' JSON).
+  const REGISTRY = JSON.parse((document.getElementById("tf-variants") || {}).textContent || "{}");
+  const VARIANTS = Object.fromEntries(Object.entries(REGISTRY).map(([k, v]) => [k, [v.zh, v.en]]));
   const WINDS = [["东", "East"], ["南", "South"], ["西", "West"], ["北", "North"]];
-  const WILD = { koudiandian: ["耗子", "wild"], hanshan: ["配子", "wild"] };
+  const WILD = Object.fromEntries(Object.entries(REGISTRY).map(([k, v]) => [k, [v.wild, "wild"]]));
   function left(deadline) {  // "2小时5分 2h 5m" until an ISO time, or null
     if (!deadline) return null;
     let s = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
@@ -53,5 +55,5 @@
   const MOVE = { hand_started: ["开局", "dealt"], discarded: ["打出", "discarded"], punged: ["碰", "punged"],
                  konged: ["杠", "konged"], ting_declared: ["报听", "declared ready"], won: ["胡", "won"],
                  hand_ended: ["本局结束", "hand over"], match_ended: ["终局", "match over"] };
-  root.TF = { api, el, bi, toast, VARIANTS, WINDS, WILD, left, MOVE, csrf };
+  root.TF = { api, el, bi, toast, REGISTRY, VARIANTS, WINDS, WILD, left, MOVE, csrf };
 })(window);

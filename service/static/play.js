@@ -30,7 +30,7 @@
   const windOf = (s) => (view && view.view ? WINDS[(s - view.view.dealer + 4) % 4] : WINDS[s]);
   const position = (s) => (seat === null ? s : (s - seat + 4) % 4);  // 0 me (bottom), 1 right, 2 top, 3 left
   const tileLine = (code) => `${T.zh(code)} ${code}`;
-  const wildWord = () => WILD[view && view.view ? view.view.variant : "koudiandian"];
+  const wildWord = () => (view && view.view && WILD[view.view.variant]) || ["百搭", "wild"];
 
   // ------------------------------------------------------------------ loading
   async function claimFromFragment() {
@@ -468,7 +468,7 @@
       box.appendChild(el("p", {}, el("button", { type: "button", id: "add-bots", onclick: addBots }, ...bi("其余座位由电脑玩", "fill the empty seats with bots"))));
     }
     $("status-bar").hidden = false;
-    $("title").replaceChildren(el("b", { text: VARIANTS[m.variant || (m.view && m.view.variant) || "koudiandian"][0] }));
+    $("title").replaceChildren(el("b", { text: (VARIANTS[m.variant || (m.view && m.view.variant)] || ["Tilefold"])[0] }));
   }
   async function addBots() {
     try { await api("POST", `/api/matches/${matchId}/bots`, {}); soon(); } catch (err) { toast(err.message); }
