@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any, Optional
 
 import pytest
@@ -10,6 +11,8 @@ import pytest
 import engine
 from engine import variants
 from engine.audit import audit
+from engine.bot import bot_action
+from engine.bot_normal import normal_action
 from engine.options import OptionError, boolean, normalise
 from engine.scoring import score
 from engine.scoring.context import WinContext
@@ -17,6 +20,8 @@ from engine.selfplay import play_match, seeds_from
 from engine.state import MatchState
 from engine.variants.base import Variant
 from engine.variants.registry import VariantEntry
+from service import match_log
+from test_audit_support import rows_of
 
 
 # ---------------------------------------------------------------- the toy variant, as docs/ENGINE_API.md adds one
@@ -96,11 +101,12 @@ def test_an_unknown_variant_is_refused_by_options_and_scoring():
         variants.get("toy")
 
 
-def test_a_registered_toy_variant_plays_folds_and_audits(toy):
+@pytest.mark.parametrize("chooser", [bot_action, normal_action], ids=["easy", "normal"])
+def test_a_registered_toy_variant_plays_folds_and_audits(toy, chooser):
     # given the toy variant registered (one entry, no other file touched)
     assert "toy" in variants.names() and normalise("toy", {"double": True})["double"] is True
-    # when bots play a whole match of it
-    state, log = play_match("toy", {"hands": 3, "double": True}, seeds_from("toy"))
+    # when bots of either level play a whole match of it
+    state, log = play_match("toy", {"hands": 3, "double": True}, seeds_from("toy"), chooser)
     stored = json.loads(json.dumps(log))
     # then it ends, folds from its stored events, and the audit re-decides every event
     assert state.phase == "match_over" and sum(state.scores) == 0
@@ -134,3 +140,32 @@ def test_the_service_lists_the_registered_variants(client):
     assert body["koudiandian"]["label"] == "扣点点 Koudiandian" and body["koudiandian"]["wild"] == "耗子"
     assert body["hanshan"]["options"]["wild_self_draw_only"] is True and body["hanshan"]["options"]["base"] == 1
     assert body["hanshan"]["patterns"]["peizizan"] == ["配子赞", "lone wild wait"]
+
+
+def test_the_toy_variant_is_served_explained_and_reviewed_over_http(toy, api, client):
+    # given the toy variant registered after the service was imported (no service file names it)
+    listed = client.get("/api/variants").get_json()["variants"]
+    assert listed["toy"]["label"] == "玩具麻将 Toy" and listed["toy"]["options"]["double"] is False
+    assert 'value="toy"' in client.get("/").get_data(as_text=True)  # the home page offers it
+    # when one player and three bots play a whole match of it through the API
+    match_id, _, tokens = api.new_match("toy", {"hands": 2, "double": True}, humans=1)
+    api.play_randomly(match_id, tokens, random.Random(3))
+    # then it ends, the player's view and the summary agree, and every export verifies
+    summary = api.summary(match_id)
+    assert summary["status"] == "over" and sum(summary["scores"]) == 0
+    assert api.view(match_id, tokens[0]).body["view"]["variant"] == "toy"
+    ndjson = client.get(f"/api/matches/{match_id}/export").get_data(as_text=True)
+    assert match_log.verify_rows(rows_of(ndjson)).ok
+    imported = client.post("/api/matches/import", data=ndjson, content_type="application/x-ndjson")
+    assert imported.status_code == 201, imported.get_json()
+    text = client.get(f"/api/matches/{match_id}/export?format=text").get_data(as_text=True)
+    assert "玩具麻将 Toy" in text
+    # and the replay explains each win (the generic reading and payments) and reviews seat 0
+    frames = client.get(f"/replay/{match_id}/frames.json?seat=0").get_json()
+    assert frames["variants"]["toy"]["wild"] == "百搭"
+    explained = [h["explain"] for h in frames["hands"] if h.get("explain")]
+    assert explained, "no hand of this seeded match was won"
+    for ex in explained:
+        assert ex["payment"]["layout"] == "shares" and sum(s["amount"] for s in ex["payment"]["shares"]) > 0
+        assert ex["blocks"] and sum(t.get("win", False) for b in ex["blocks"] for t in b["tiles"]) == 1
+    assert frames["review"] and all("step" in r for r in frames["review"])
