@@ -20,14 +20,21 @@ class IllegalAction(Exception):
         return {"code": self.code, "message": self.message, "rule": self.rule}
 
 
-_SCORING_REASONS = {
-    "not_ready": ("K-2", "only a player who declared 报听 may win"),
-    "tile_too_low": ("K-4", "a winning tile worth 1 or 2 can never win"),
-    "self_draw_only": ("K-4", "a winning tile worth 3 to 5 wins only by self-draw"),
-    "discarded_wild": ("G-9", "nobody may win on a discarded wild (K-13 / H-3)"),
-    "wild_self_draw_only": ("H-3", "a player holding a 配子 may win only by self-draw"),
+#: refusal code -> (rule id, why) shared by every variant; each variant adds its own (VariantEntry.reasons)
+_SHARED_REASONS = {
+    "discarded_wild": ("G-9", "nobody may win on a discarded wild"),
     "not_complete": ("G-4", "the hand is not four sets and a pair"),
 }
+
+
+def _refusal(state: MatchState, code: str) -> IllegalAction:
+    """The refusal `code` with the variant's rule id and words (its registry entry), else the shared ones."""
+    entry = get(state.variant)
+    fallback = ("G-4", "not a winning hand")
+    if code == "not_ready_after_discard":
+        fallback = (entry.rule_ids["ting"], "报听 needs a discard after which the hand is ready")
+    rule, text = entry.reasons.get(code) or _SHARED_REASONS.get(code) or fallback
+    return IllegalAction(code, text, rule)
 
 
 def explain(state: MatchState, seat: int, wanted: dict[str, Any]) -> IllegalAction:
@@ -65,11 +72,7 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict[str, Any]) -> Illegal
     if action == "discard" and (tile is None or me.counts[kind(tile)] == 0):
         return IllegalAction("tile_not_held", f"seat {seat} does not hold {tile}")
     if action == "ting":
-        return IllegalAction(
-            "not_ready_after_discard",
-            "报听 needs a discard after which the hand waits on a tile worth 6 or more",
-            get(state.variant).rule_ids["ting"],
-        )
+        return _refusal(state, "not_ready_after_discard")
     return IllegalAction("illegal_tile", f"{action} with tile {tile!r} is not allowed now")
 
 
@@ -89,15 +92,11 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
             "ting_only_at_deal", "报听 only at the start of the hand", get(state.variant).rule_ids["ting"]
         )
     if action == "ting" and me.ready:
-        return IllegalAction("already_ready", "报听 has already been declared", "K-2")
+        return IllegalAction("already_ready", "报听 has already been declared", get(state.variant).rule_ids["ting"])
     if action == "ting":
-        return IllegalAction(
-            "not_ready_after_discard",
-            "报听 needs a discard after which the hand waits on a tile worth 6 or more",
-            "K-2",
-        )
+        return _refusal(state, "not_ready_after_discard")
     if action == "pass" and state.options.get("must_win") and phase in (CLAIM, ROB):
-        return IllegalAction("must_win", "with 有胡必胡 every possible win is taken", "K-5")
+        return _refusal(state, "must_win")
     return IllegalAction(
         "not_allowed_now",
         f"{action} is not allowed now; allowed: {', '.join(allowed)}",
@@ -110,7 +109,7 @@ def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
 
     hand = state.in_hand
     me = hand.seats[seat]
-    window = hand.open_window
+    window = hand.window  # None on the seat's own turn
     if state.phase in (CLAIM, ROB) and window is not None and window.tile is not None:
         tile, by, source = window.tile, ("discard" if state.phase == CLAIM else "rob_kong"), window.source
     elif hand.drawn is not None:
@@ -118,7 +117,5 @@ def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
     else:
         return IllegalAction("not_complete", "the hand is not complete", "G-4")
     if variant_of(state).pass_restricts_win and by != "self_draw" and tile in me.passed_hu and me.ready:
-        return IllegalAction("passed_hu", "after 过胡 this tile wins only by self-draw", "K-5")
-    reason = variant_of(state).hu_reason(state, seat, tile, by, source)
-    rule, text = _SCORING_REASONS.get(reason or "not_complete", ("G-4", "not a winning hand"))
-    return IllegalAction(reason or "not_complete", text, rule)
+        return _refusal(state, "passed_hu")
+    return _refusal(state, variant_of(state).hu_reason(state, seat, tile, by, source) or "not_complete")

@@ -36,6 +36,14 @@ def test_K2_only_a_declared_hand_wins():
     assert only(events, "drew")[0]["seat"] == 2  # seat 0 is not asked
 
 
+def test_K2_an_undeclared_complete_hand_asking_hu_on_its_own_turn_is_refused_with_the_reason():
+    # given a dealer whose 14 dealt tiles are complete but who has not declared 报听
+    hands = ["123456789m78999p", "12345678sEEWWS", "13579m1345pSSSE", "2468m2468p2468sN"]
+    state = given(KDD, hands, "FFF")
+    # when it asks to win on its own turn (no window open), then the refusal names K-2 (not a crash)
+    then_refused(state, 0, "hu", rule="K-2", code="not_ready")
+
+
 def test_K3_locked_hand_discards_its_draw_automatically_and_may_not_pung():
     state = given(KDD, HANDS, "FFFW9s9s7p")
     state, _ = play(state, (0, "ting", "C"), (1, "discard", "F"), (2, "discard", "F"))

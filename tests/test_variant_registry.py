@@ -19,8 +19,10 @@ from engine.scoring.context import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.state import MatchState
 from engine.variants.base import Variant
+from engine.tiles import kind
 from engine.variants.registry import VariantEntry
 from service import match_log
+from engine_helpers import given, then_refused
 from test_audit_support import rows_of
 
 
@@ -32,7 +34,8 @@ class ToyScoring:
 
     @staticmethod
     def legality(ctx: WinContext) -> Optional[str]:
-        return None  # any complete hand wins (completeness is checked by the table)
+        """T-2: an honour never wins (completeness is checked by the table)."""
+        return "honour_win" if ctx.win_tile >= kind("E") else None
 
     @staticmethod
     def score(ctx: WinContext) -> dict[str, Any]:
@@ -71,6 +74,7 @@ TOY = VariantEntry(
     options={"double": (False, boolean)},
     patterns={"toy_win": ("胡", "a win")},
     rule_ids={"ting": "T-1", "locked": "T-1"},
+    reasons={"honour_win": ("T-2", "an honour never wins")},
     uses_wilds=lambda options: False,
     score_lines=lambda s: [f"    value {s['value']}"],
 )
@@ -118,6 +122,15 @@ def test_a_registered_toy_variant_plays_folds_and_audits(toy, chooser):
     report = audit(rows)
     assert report.ok and report.finished and report.hands == 3, report.failure
     assert state.hand.wild is None  # uses_wilds: no wild kind
+
+
+def test_a_refusal_cites_the_toy_variants_own_rule_from_its_entry(toy):
+    # given a toy dealer whose 14 dealt tiles are complete on an honour
+    hands = ["123m456m789m123pEE", "123456789s111p9p", "23456789s2233p9p", "SSSWWWNNNCCC9s"]
+    state = given("toy", hands, "FFF")
+    # when it claims the win, then the refusal names T-2 with the toy's words (engine/errors.py names no variant)
+    refused = then_refused(state, 0, "hu", rule="T-2", code="honour_win")
+    assert refused.message == "an honour never wins"
 
 
 def test_the_toy_variant_scores_through_the_shared_scoring_entry_point(toy):

@@ -197,6 +197,11 @@ ENTRY = VariantEntry(
         "win_on_discarded_wild": ("见配给胡", "a discarded 配子 may be won on (H-3)"),
         "discarder_pays_all": ("点炮一家付", "the discarder pays the whole win alone (H-5)"),
     },
+    reasons={
+        "not_ready_after_discard": ("H-4", "报听 needs a discard after which the hand is ready"),
+        "discarded_wild": ("G-9", "nobody may win on a discarded 配子 without 见配给胡 (H-3)"),
+        "wild_self_draw_only": ("H-3", "a player holding a 配子 may win only by self-draw"),
+    },
     explain_reading=_explain_reading,
     explain_payment=_explain_payment,
 )

@@ -219,6 +219,15 @@ ENTRY = VariantEntry(
         "discarder_pays_kongs": ("点炮包杠", "the discarder of the winning tile pays every kong (K-9)"),
         "dealer_bonus": ("带庄多五分", "5 more points on each share the dealer pays or gets (K-12)"),
     },
+    reasons={
+        "not_ready": ("K-2", "only a player who declared 报听 may win"),
+        "not_ready_after_discard": ("K-2", "报听 needs a discard after which the hand waits on a tile worth 6 or more"),
+        "tile_too_low": ("K-4", "a winning tile worth 1 or 2 can never win"),
+        "self_draw_only": ("K-4", "a winning tile worth 3 to 5 wins only by self-draw"),
+        "discarded_wild": ("G-9", "nobody may win on a discarded wild (K-13)"),
+        "passed_hu": ("K-5", "after 过胡 this tile wins only by self-draw"),
+        "must_win": ("K-5", "with 有胡必胡 every possible win is taken"),
+    },
     ting_to_win=True,  # K-2
     points_caution=True,  # K-2/K-4/K-8
 )

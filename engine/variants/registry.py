@@ -46,6 +46,8 @@ class VariantEntry:
     check_options: Callable[[dict[str, Any], set[str]], None] = _no_check  # cross-option rules (K-11)
     ting_at_deal_only: bool = False  # H-4: 报听 only at the start of the hand
     extra: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # further display names (H-10)
+    # refusal code (scoring's reasons, "not_ready_after_discard", ...) -> (rule id, why): engine/errors.py
+    reasons: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     summary: tuple[str, str] = ("", "")  # the home page's choice: full Chinese name, one English line
     option_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # option -> (中文, what it does)
     # the replay's settlement (engine.explain); None: the first decomposition, payments read off `deltas`
