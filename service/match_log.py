@@ -223,6 +223,14 @@ def _variant_label(variant: str) -> str:
         return variant
 
 
+def _wild_word(variant: str) -> str:
+    """What the variant calls its wild tiles (耗子, 配子), from its registry entry."""
+    try:
+        return variants.get(variant).wild_zh
+    except variants.UnknownVariant:
+        return "百搭"
+
+
 def settlement_lines(event: dict, variant: str, seat_name) -> list[str]:
     table = pattern_names().get(variant, {})
     lines = []
@@ -272,7 +280,7 @@ def _event_line(e: dict, variant: str, seat_name):
     t = e["type"]
     who = seat_name(e["seat"]) if "seat" in e and isinstance(e.get("seat"), int) else ""
     if t == "hand_started":
-        wild = f"  配子 wild: {tile_text(e['wild'])}" if e.get("wild") else ""
+        wild = f"  {_wild_word(variant)} wild: {tile_text(e['wild'])}" if e.get("wild") else ""
         lines = [f"第{e['hand']}局 hand {e['hand']}  庄家 dealer: {seat_name(e['dealer'])}{wild}"]
         lines += [f"  {seat_name(s)} 起手 dealt: {h}" for s, h in enumerate(e["hands"])]
         lines.append(f"  {seat_name(e['dealer'])} 第十四张 14th tile: {tile_text(e['dealer_draw'])}")

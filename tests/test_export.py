@@ -90,6 +90,15 @@ def test_export_formats(client, done):
     assert client.get(f"/api/matches/{match_id}/export?format=xml").status_code == 400
 
 
+@pytest.mark.parametrize(
+    ("variant", "options", "word"), [("koudiandian", {"wilds": True}, "耗子"), ("hanshan", {}, "配子")]
+)
+def test_the_text_export_names_the_wild_as_its_variant_does_K13_H2(app, client, variant, options, word):
+    match_id, _ = finished_match(app, variant, {"hands": 1, **options})
+    log = client.get(f"/api/matches/{match_id}/export?format=text").get_data(as_text=True)
+    assert any(f"  {word} wild: " in line for line in log.splitlines() if "庄家 dealer" in line)
+
+
 def test_export_refused_while_in_play(client, app):
     match_id, _ = open_match(app)
     reply = client.get(f"/api/matches/{match_id}/export")
