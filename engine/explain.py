@@ -119,10 +119,14 @@ def _tile(block: Block, pos: int, wild: Optional[int]) -> dict[str, Any]:
 
 
 def shares_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
-    """The default payment: what each other seat pays, read off the score's `deltas`."""
+    """The default payment: the score's own lines (the entry's `score_lines`, as in the text export)
+    and what each other seat pays, read off the score's `deltas`."""
+    from engine import variants
+
     deltas = score["deltas"]
     return {
         "layout": "shares",
+        "lines": [line.strip() for line in variants.get(ctx.variant).score_lines(score)],
         "value": score.get("value"),
         "self_drawn": ctx.self_drawn,
         "discarder": ctx.discarder,

@@ -199,6 +199,34 @@ def test_explained_settlement_hanshan_extra_table(server, page, hanshan_match):
         assert f"({pay['pattern_score']} + {share['extra']})" in text and f"= {share['amount']}" in text
 
 
+@pytest.fixture
+def toy():
+    from engine import variants
+    from test_variant_registry import TOY
+
+    variants.register(TOY)
+    yield TOY
+    variants.unregister(TOY.name)
+
+
+def test_explained_settlement_of_a_variant_the_viewer_does_not_know(server, page, toy):
+    """A variant registered in a test only (docs/ENGINE_API.md, "Adding a variant"): the viewer shows its
+    win split into sets, the score's own lines and who paid what, from the generic "shares" layout."""
+    base, _, app = server
+    match_id, _ = finished_match(app, "toy", {"hands": 3})
+    frames = _frames(app, match_id)
+    end = _first_win_end(frames)
+    if end is None:
+        pytest.skip("no win in this match")
+    page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end]['version']}")
+    page.wait_for_selector("#payment .share")
+    pay = next(h["explain"] for h in frames["hands"] if h["end"] == end)["payment"]
+    text = page.text_content("#payment")
+    assert pay["layout"] == "shares" and pay["lines"][0] in text
+    assert page.locator("#payment .share").count() == len(pay["shares"])
+    assert page.locator("#explained .win-tile").count() == 1
+
+
 def test_standings_exports_and_chart_jump(server, page):
     base, match_id, app = server
     frames = _frames(app, match_id)

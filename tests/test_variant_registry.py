@@ -180,5 +180,6 @@ def test_the_toy_variant_is_served_explained_and_reviewed_over_http(toy, api, cl
     assert explained, "no hand of this seeded match was won"
     for ex in explained:
         assert ex["payment"]["layout"] == "shares" and sum(s["amount"] for s in ex["payment"]["shares"]) > 0
+        assert ex["payment"]["lines"][0].startswith("value ")  # the entry's score_lines
         assert ex["blocks"] and sum(t.get("win", False) for b in ex["blocks"] for t in b["tiles"]) == 1
     assert frames["review"] and all("step" in r for r in frames["review"])

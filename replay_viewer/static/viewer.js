@@ -406,6 +406,7 @@
     return box;
   }
   function sharesPayment(p, score, names, box, line) {
+    (p.lines || []).forEach((text) => line(text));
     if (p.value !== null && p.value !== undefined) line("和牌价值 value " + p.value + (p.base !== 1 ? " · 底分 base ×" + p.base : ""), "pline total");
     p.shares.forEach((sh) => {
       let t = seatName(sh.paid_by) + " 付 pays " + sh.amount;
