@@ -102,3 +102,20 @@ def test_a_summary_names_the_hand_in_play(api):
     api.join(match_id, "Alice")
     api.bots(match_id, owner)
     assert api.call("GET", f"/api/matches/{match_id}").body["hand_no"] == 1
+
+
+def test_engine_api_lists_every_export_and_every_phase():
+    """docs/ENGINE_API.md: the import block is engine.__all__, and the phase list is the engine's phases."""
+    text = (ROOT / "docs" / "ENGINE_API.md").read_text(encoding="utf-8")
+    block = re.search(r"from engine import \((.*?)\)", text, re.S)
+    assert block is not None
+    import engine
+    from engine import state
+    from engine.evolve import SETTLE
+
+    assert sorted(n.strip() for n in block.group(1).split(",") if n.strip()) == sorted(engine.__all__)
+    phases = re.search(r"`state.phase` \((.*?)\), `state.needs_new_hand`", text, re.S)
+    assert phases is not None
+    listed = set(re.findall(r'`"(\w+)"`', phases.group(1)))
+    constants = {v for k, v in vars(state).items() if k.isupper() and isinstance(v, str)} | {SETTLE}
+    assert listed == constants
