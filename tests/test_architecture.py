@@ -108,6 +108,25 @@ def test_service_writes_no_sql_of_the_event_store_tables():
     assert {path: hits for path, hits in found.items() if hits} == {}
 
 
+def test_no_code_outside_a_variants_own_modules_names_a_variant():
+    """One place per variant (issue 14): engine, events, service and the replay viewer (Python, JS and
+    templates) look variants up in the registry; only each variant's own modules spell its name."""
+    from engine.variants import BUILT_IN
+
+    own = {"engine/variants/", *(f"engine/scoring/{entry.name}.py" for entry in BUILT_IN)}
+    quoted = re.compile(r"[\"'`](%s)[\"'`]" % "|".join(re.escape(entry.name) for entry in BUILT_IN))
+    found = {}
+    for folder in ("engine", "events", "service", "replay_viewer"):
+        for p in (ROOT / folder).rglob("*"):
+            path = str(p.relative_to(ROOT))
+            if p.suffix not in (".py", ".js", ".html") or any(path.startswith(o) for o in own):
+                continue
+            hits = [n for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if quoted.search(line)]
+            if hits:
+                found[path] = hits
+    assert found == {}
+
+
 def test_every_module_starts_with_a_docstring():
     missing = []
     for folder in ("engine", "events", "service", "replay_viewer", "bench", "tests"):

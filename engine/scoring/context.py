@@ -24,7 +24,7 @@ class Meld:
 class WinContext:
     """One claimed win. `concealed` holds every concealed tile *including* the winning tile."""
 
-    variant: str  # a registered variant name (engine.variants), e.g. "koudiandian"
+    variant: str  # a registered variant name (engine.variants), e.g. koudiandian
     options: dict[str, Any]  # normalised (engine.options.normalise)
     seat: int
     dealer: int
