@@ -95,7 +95,9 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
         return IllegalAction("already_ready", "报听 has already been declared", get(state.variant).rule_ids["ting"])
     if action == "ting":
         return _refusal(state, "not_ready_after_discard")
-    if action == "pass" and state.options.get("must_win") and phase in (CLAIM, ROB):
+    from engine.actions import variant_of
+
+    if action == "pass" and phase in (CLAIM, ROB) and variant_of(state).must_win():
         return _refusal(state, "must_win")
     return IllegalAction(
         "not_allowed_now",

@@ -265,7 +265,7 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
     if not me.ready or hand.drawn is None or hand.dealer_ting_then_hu:
         return []
     acts = legal_actions(state, seat)
-    if {"action": "hu"} in acts and state.options.get("must_win"):  # K-5 有胡必胡
+    if {"action": "hu"} in acts and variant_of(state).must_win():  # K-5 有胡必胡
         return [
             {
                 "type": "won",
@@ -283,7 +283,7 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
 
 def _window_automatic(state: MatchState) -> list[dict[str, Any]]:
     window = state.in_hand.open_window
-    if state.options.get("must_win"):
+    if variant_of(state).must_win():  # K-5
         for seat in _after(window.source):
             if "hu" in window.allowed.get(seat, ()) and seat not in window.responses:
                 return [{"type": "responded", "seat": seat, "response": "hu", "window": window.kind, "auto": True}]

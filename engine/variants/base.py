@@ -162,6 +162,10 @@ class Variant:
     def turn_ting_tiles(self, state: MatchState, seat: int) -> list[int]:
         return []
 
+    def must_win(self) -> bool:
+        """K-5 有胡必胡: is a possible win always taken (the table wins for the seat)? 扣点点's option."""
+        return False
+
     def may_ting_then_hu(self, state: MatchState, seat: int) -> bool:
         """H-4: may the dealer declare without a discard and then win (含山 only)."""
         return False

@@ -60,6 +60,10 @@ class Koudiandian(Variant):
             return False
         return super().hu_allowed(state, seat, tile, by, source)
 
+    def must_win(self) -> bool:
+        """K-5 【有胡必胡】 (the must_win option)."""
+        return bool(self.options.get("must_win"))
+
     def kong_keeps_ready(self, hand: HandState, me: SeatHand, tile: int, removed: int) -> bool:
         """K-3: after a kong the locked hand must still be ready; with kong_keeps_waits, on the same waits."""
         counts = me.counts[:]
