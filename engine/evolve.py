@@ -17,6 +17,7 @@ from engine.state import (
     HAND_OVER,
     MATCH_OVER,
     ROB,
+    SETTLE,
     TING,
     TURN,
     HandState,
@@ -25,8 +26,6 @@ from engine.state import (
 )
 from engine.tiles import kind, name, parse
 from engine.versions import DECISION, FIRST_DATA_VERSION, upcast
-
-SETTLE = "settle"
 
 Handler = Callable[[MatchState, dict[str, Any], bool], None]
 

@@ -20,6 +20,7 @@ LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
     "hand_over",
     "match_over",
 )
+SETTLE = "settle"  # only inside one decide: between a win and its hand_ended
 
 
 @dataclass

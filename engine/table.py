@@ -8,13 +8,11 @@ from engine.actions import legal_actions, self_draw_kind, variant_of
 from engine.errors import IllegalAction, explain
 from engine.evolve import apply
 from engine.options import OptionError, normalise
-from engine.state import CLAIM, LOBBY, ROB, TURN, MatchState
+from engine.state import CLAIM, LOBBY, ROB, SETTLE, TURN, MatchState
 from engine.tiles import TileError, format_hand, kind, name, parse
 from engine import versions
 from engine.variants import get
 from engine.wall import SeedError, deal_from_seed, seed_from_hex
-
-SETTLE = "settle"
 
 
 def initial_state() -> MatchState:
