@@ -7,10 +7,11 @@ from engine.evolve import CorruptEvent
 from engine.state import MatchState
 from engine.table import decide, evolve, fold, initial_state, step
 from engine.versions import DECISION, RULES_VERSION, upcast
-from engine.views import public_pending, public_phase, redact, table_waiting, view
+from engine.views import MAY_HIDE, hidden_from, public_pending, public_phase, redact, table_waiting, view
 
 __all__ = [
     "DECISION",
+    "MAY_HIDE",
     "RULES_VERSION",
     "CorruptEvent",
     "IllegalAction",
@@ -20,6 +21,7 @@ __all__ = [
     "default_action",
     "evolve",
     "fold",
+    "hidden_from",
     "initial_state",
     "legal_actions",
     "pending_seats",

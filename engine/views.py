@@ -25,9 +25,9 @@ WAITING = "waiting"  # the phase and window kind shown to anyone not asked in an
 #: The one key under which an engine event may carry decision data naming seats (who is asked,
 #: who may rob, who answered what). Stripped for every viewer but "all" (docs/COORD: secrecy).
 DECISION_KEY = DECISION
-#: Events nobody but "all" sees while the match is in play: the type alone is a tell (G-7: a
-#: `kong_declared` means the added kong is robbable, i.e. someone is ready on that tile).
-_NEVER_SHOWN = frozenset({"kong_declared"})
+#: The only event types `redact` may hide from a viewer (`hidden_from`): window answers and the
+#: robbable added kong. The service's per-viewer versions read only these (service/numbering.py).
+MAY_HIDE = frozenset({"kong_declared", "responded", "ting_declared"})
 
 
 def view(state: MatchState, seat: Viewer) -> dict[str, Any]:
@@ -78,11 +78,16 @@ def public_pending(state: MatchState, seat: Viewer) -> list[int]:
 
 
 def table_waiting(state: MatchState, seat: Viewer) -> bool:
-    """True while a window is open on somebody else's answer (named to nobody)."""
+    """True while a window is open on somebody else's answer (named to nobody): for a seat not
+    asked, as long as the window is open; for an asked seat, once it has answered. It never depends
+    on other seats' answers, so an asked seat does not learn that another one was asked, or
+    answered, before the window closes (G-6, G-7, H-4)."""
     if state.phase not in WINDOW_PHASES or state.hand is None or state.hand.window is None:
         return False
     window = state.hand.window
-    return any(s != seat and s not in window.responses for s in window.allowed)
+    if seat == "all":
+        return any(s not in window.responses for s in window.allowed)
+    return not asked_in_window(state, seat) or seat in window.responses
 
 
 def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
@@ -135,19 +140,15 @@ def _seat_view(state: MatchState, s: int, viewer: Viewer) -> dict[str, Any]:
 def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:
     """The event as `viewer` may see it, or None when `viewer` may not see it at all.
 
-    A seat sees its own private fields; nobody sees G-11 secrets, another seat's answer in a
-    window (`responded`; the event that resolves the window shows what the table sees), a
-    `kong_declared` (its type tells the kong is robbable), a 报听 made in the open H-4 ting
-    window by another seat, or any decision data (`DECISION_KEY`)."""
+    A seat sees its own private fields; nobody sees G-11 secrets, or any decision data
+    (`DECISION_KEY`); what `hidden_from` hides is not shown at all."""
     if viewer == "all":
         return event
+    if hidden_from(event, viewer):
+        return None
     if DECISION in event:  # who was asked / may rob / the waits: secret while the match runs (issue 13/14)
         event = {k: v for k, v in event.items() if k != DECISION}
     kind_ = event.get("type")
-    if kind_ in _NEVER_SHOWN:
-        return None
-    if kind_ in ("responded", "ting_declared") and _window_answer(event) and event.get("seat") != viewer:
-        return None
     if kind_ == "hand_started":
         out = {k: v for k, v in event.items() if k not in ("seed", "wall", "hands", "dealer_draw")}
         out["hands"] = [h if s == viewer else None for s, h in enumerate(event["hands"])]
@@ -158,6 +159,24 @@ def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:
     if kind_ == "discarded" and event["face_down"] and event["seat"] != viewer:
         return {**event, "tile": None}
     return event
+
+
+def hidden_from(event: dict[str, Any], viewer: Viewer) -> bool:
+    """True when `viewer` may not see `event` at all; it depends on the event and the viewer only
+    (never on the state), so the service can number each viewer's events (per-viewer versions).
+
+    Hidden: another seat's answer in a window (`responded`, a 报听 in the open H-4 ting window; the
+    event that resolves the window shows what the table sees), and a `kong_declared` (G-7: its type
+    tells the added kong is robbable) from everyone but the seats it asks to rob, who are asked
+    anyway (a log of rules version 1 records no robbers: hidden from all)."""
+    kind_ = event.get("type")
+    if viewer == "all" or kind_ not in MAY_HIDE:
+        return False
+    if kind_ == "kong_declared":
+        decision = event.get(DECISION)
+        robbers = decision.get("robbers") if isinstance(decision, dict) else None
+        return not (isinstance(viewer, int) and isinstance(robbers, list) and viewer in robbers)
+    return _window_answer(event) and event.get("seat") != viewer
 
 
 def _window_answer(event: dict[str, Any]) -> bool:

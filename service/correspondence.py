@@ -37,7 +37,12 @@ def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effe
     if room.deadline_seconds:
         writes = (Decisions.writer(stream_of(before.match_id), pending, new, now, room.deadline_seconds, version),)
     due = {seat: later(now, room.deadline_seconds) if room.deadline_seconds else None for seat in new}
-    return Effects(tuple(notices(before.match_id, version, hooked, fresh, state_after, new, due)), writes)
+    # each seat's notices carry the version in its own numbering (service/numbering.py)
+    numbering = before.numbering.extended(
+        (number, event["type"], event) for number, event in enumerate(events, start=before.version + 1)
+    )
+    versions = {seat: numbering.local(version, seat) for seat in hooked}
+    return Effects(tuple(notices(before.match_id, versions, hooked, fresh, state_after, new, due)), writes)
 
 
 # -- the request hook ------------------------------------------------------------------

@@ -63,6 +63,10 @@ class SpectatingSetPayload(Strict):
     enabled = StrictBoolean(required=True)
 
 
+class WindowClosedPayload(Strict):
+    window = fields.String(required=True, validate=validate.OneOf(["ting"]))
+
+
 PAYLOADS: dict[str, type[Schema]] = {
     rooms.MATCH_CREATED: MatchCreatedPayload,
     rooms.SEAT_JOINED: SeatJoinedPayload,
@@ -70,6 +74,7 @@ PAYLOADS: dict[str, type[Schema]] = {
     rooms.WEBHOOK_SET: WebhookSetPayload,
     rooms.SPECTATING_SET: SpectatingSetPayload,
     rooms.SEAT_REISSUED: SeatReissuedPayload,
+    rooms.WINDOW_CLOSED: WindowClosedPayload,
 }
 
 

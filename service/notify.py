@@ -20,7 +20,7 @@ import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from urllib.parse import urlsplit
 
 import engine
@@ -138,14 +138,17 @@ class Webhooks:
 # -- notices ------------------------------------------------------------------------
 def notices(
     match_id: str,
-    version: int,
+    version: Union[int, Mapping[int, int]],
     seats: Iterable[int],
     engine_events: list[dict],
     after_state: Any,
     new: Iterable[int],
     deadlines: dict[int, Optional[str]],
 ) -> list[dict]:
-    """The notices an append produces for the seats with a webhook, in the order things happened."""
+    """The notices an append produces for the seats with a webhook, in the order things happened.
+
+    `version`: the match's version after the append, per seat in its own numbering (a mapping seat
+    -> version, service/numbering.py), or one number for all."""
     seats = sorted(set(seats))
     if not seats:
         return []
@@ -182,7 +185,8 @@ def notices(
     return out
 
 
-def _notice(kind: str, match_id: str, version: int, seat: int, **fields: Any) -> dict:
+def _notice(kind: str, match_id: str, versions: Union[int, Mapping[int, int]], seat: int, **fields: Any) -> dict:
+    version = versions if isinstance(versions, int) else versions[seat]
     return {
         "notice_id": f"{match_id}:{version}:{seat}:{kind}",
         "kind": kind,

@@ -11,12 +11,14 @@ from typing import Any, NamedTuple, Optional
 
 import engine
 from engine.options import normalise
+from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
 from . import correspondence, orders, room as rooms
 from .clock import Clock, iso
 from .deadlines import Decisions
 from .notify import Notifier, Webhooks, new_secret
+from .numbering import Numbering
 from .problems import ApiError
 from .repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
@@ -284,18 +286,28 @@ class MatchService:
         ]
 
     def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> Acted:
-        if not loaded.started:
-            raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
-        refuse_if_over(loaded)
-        if expected_version is not None and expected_version != loaded.version:
-            raise version_conflict(loaded.version)
-        events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
-        follow, state = self._follow_ups(loaded, events, state)
-        try:
-            result = self._append(loaded, events + follow, state, key, fingerprint, own=len(events))
-        except ConcurrencyError as exc:
-            raise version_conflict(exc.current_version) from None
-        return Acted(result, None if result.replayed else events)
+        """`expected_version` is in the seat's own numbering (service/numbering.py): an event hidden
+        from the seat (another seat's answer in an open window) never makes it stale, and an append
+        racing this one that the seat may not see is not a conflict either: decided again on top of it."""
+        for _ in range(JOIN_ATTEMPTS):
+            if not loaded.started:
+                raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
+            refuse_if_over(loaded)
+            seen = loaded.version_for(seat)
+            if expected_version is not None and expected_version != seen:
+                raise version_conflict(seen)
+            events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
+            events = window_marked(loaded.state, events, state)
+            follow, state = self._follow_ups(loaded, events, state)
+            try:
+                result = self._append(loaded, events + follow, state, key, fingerprint, own=len(events))
+            except ConcurrencyError:
+                loaded = self.repo.load(loaded.match_id)
+                if loaded.version_for(seat) != seen:
+                    raise version_conflict(loaded.version_for(seat)) from None
+                continue  # only what the seat may not see was appended meanwhile: not a conflict
+            return Acted(result, None if result.replayed else events)
+        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
 
     def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any) -> tuple[list[dict], Any]:
         """The bot moves after a seat's `events`, appended with them (one transaction).
@@ -359,6 +371,7 @@ class MatchService:
             except engine.IllegalAction as exc:
                 log.error("automatic command %r refused in %s: %s", command, loaded.match_id, exc)
                 break
+            new = window_marked(loaded.state, new, state)
             events += new
             loaded = replace(loaded, version=loaded.version + len(new), state=state)
         return events, loaded.state
@@ -415,10 +428,29 @@ class MatchService:
 
     # -- reading ----------------------------------------------------------------
     def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
-        """Events after `after` as `viewer` may see them (everything once the match is over)."""
-        match_id = loaded.match_id
-        who: Any = "all" if loaded.over else viewer
-        return loaded, visible_events(self.repo.read(match_id, after, until=loaded.version), who)
+        """Events after `after` (in `viewer`'s numbering) as `viewer` may see them, numbered in its
+        numbering (everything once the match is over: see `numbered_since`)."""
+        since = loaded.numbering.to_global(after, viewer)
+        return loaded, self.numbered_since(loaded, viewer, since, "all" if loaded.over else viewer)
+
+    def numbered_since(self, loaded: Loaded, viewer: Any, since: int, shown_to: Any) -> list[dict]:
+        """The events after global version `since` as `shown_to` may see them, each numbered in
+        `viewer`'s numbering (service/numbering.py). `shown_to` is "all" for a finished match's
+        feed: the events `viewer` could not see in play then come too, with `version` null (they
+        have no number in its numbering, which stays the one it counted in play)."""
+        stored = self.repo.read(loaded.match_id, since, until=loaded.version)
+        return renumbered(visible_events(stored, shown_to), loaded.numbering, viewer)
+
+
+def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:
+    """`new` (engine events taking the match from `before` to `after`) and, when they close the H-4
+    报听 window at the deal, a `window_closed` service event after them. The answers in that window
+    are hidden from everyone but the seat answering (engine.hidden_from) and no engine event
+    follows the last one, so without it nobody else's version would move (service/numbering.py)
+    and the dealer's long-poll or stream would never learn that it may discard (issue 13)."""
+    if before.phase == TING and after.phase != TING:
+        return new + [{"type": rooms.WINDOW_CLOSED, "window": TING}]
+    return new
 
 
 def command_fingerprint(seat: int, body: dict) -> str:
@@ -430,6 +462,15 @@ def visible_events(stored, viewer: Any) -> list[dict]:
     """The stored events `viewer` may see, each redacted (engine.redact drops window answers and tells)."""
     items = (public_event(e, viewer) for e in stored)
     return [item for item in items if item is not None]
+
+
+def renumbered(items: list[dict], numbering: Numbering, viewer: Any) -> list[dict]:
+    """`items` (public_event dicts, global versions) with each version in `viewer`'s numbering;
+    None for an event hidden from `viewer` in play (shown only in a finished match's full feed)."""
+    for item in items:
+        version = item["version"]
+        item["version"] = None if numbering.is_hidden(version, viewer) else numbering.local(version, viewer)
+    return items
 
 
 def public_event(stored, viewer: Any) -> Optional[dict]:
@@ -451,6 +492,7 @@ def refuse_if_over(loaded: Loaded) -> None:
 
 
 def version_conflict(current: int) -> ApiError:
+    """409 naming the match's version in the acting seat's numbering (`current`)."""
     return ApiError(
         409,
         "version_conflict",

@@ -23,7 +23,7 @@ def summary(loaded: Loaded, table: bool = True) -> dict[str, Any]:
         "variant": loaded.room.variant,
         "options": loaded.room.options,
         "status": status(loaded),
-        "version": loaded.version,
+        "version": loaded.version_for(None),  # the public numbering (service/numbering.py)
         "created_at": loaded.room.created_at,
         "seats": loaded.room.public_seats(),
         "phase": engine.public_phase(state, None) if started else None,  # a window shows as "waiting"
@@ -42,7 +42,7 @@ def private_view(loaded: Loaded, seat: int) -> dict[str, Any]:
     view = engine.view(loaded.state, seat) if loaded.started else None
     return {
         "id": loaded.match_id,
-        "version": loaded.version,
+        "version": loaded.version_for(seat),  # the seat's own numbering (service/numbering.py)
         "seat": seat,
         "status": status(loaded),
         "seats": loaded.room.public_seats(),

@@ -12,6 +12,7 @@ import engine
 from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent
 
 from . import room as rooms
+from .numbering import NONE_HIDDEN, Numbering
 from .problems import ApiError
 from .snapshots import Snapshots
 
@@ -21,12 +22,18 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Loaded:
-    """A match folded up to `version`: the engine's state and the room."""
+    """A match folded up to `version`: the engine's state, the room, and which of its events each
+    viewer may not see (`numbering`: per-viewer versions, service/numbering.py)."""
 
     match_id: str
-    version: int
+    version: int  # global: the store's numbering (appends, concurrency); never shown to a viewer in play
     state: Any
     room: rooms.Room
+    numbering: Numbering = NONE_HIDDEN
+
+    def version_for(self, viewer: Any) -> int:
+        """The match's version in `viewer`'s numbering (a seat, None/spectator: public, "all": global)."""
+        return self.numbering.local(self.version, viewer)
 
     @property
     def started(self) -> bool:
@@ -140,12 +147,14 @@ class MatchRepository:
         loaded = self._fold(match_id, cached, new)
         self.cache.put(loaded)
         if cold and len(new) >= self.snapshots.every:  # none yet, or of an older rules version: rebuild
-            self.snapshots.save(stream_of(match_id), loaded.version, loaded.state, loaded.room)
+            self.snapshots.save(
+                stream_of(match_id), loaded.version, loaded.state, loaded.room, numbering=loaded.numbering
+            )
         return loaded
 
     def _from_snapshot(self, match_id: str, max_version: Optional[int] = None) -> Optional[Loaded]:
         found = self.snapshots.load(stream_of(match_id), max_version)
-        return Loaded(match_id, found[0], found[1], found[2]) if found else None
+        return Loaded(match_id, found[0], found[1], found[2], found[3]) if found else None
 
     def at(self, match_id: str, version: int) -> Optional[Loaded]:
         """The match folded up to exactly `version` from the latest snapshot at or before it (None: no
@@ -197,7 +206,8 @@ class MatchRepository:
         room = rooms.fold(new, cached.room if cached else None)
         if not room.exists:
             raise ApiError(404, "match_not_found", f"no match {match_id!r}")
-        return Loaded(match_id, new[-1].version, state, room)
+        numbering = (cached.numbering if cached else NONE_HIDDEN).extended((e.version, e.type, e.payload) for e in new)
+        return Loaded(match_id, new[-1].version, state, room, numbering)
 
     def append(
         self,
@@ -298,4 +308,7 @@ def _folded(loaded: Loaded, events: list[dict[str, Any]], state: Any, version: i
     if state is None:
         fresh = [e for e in events if e["type"] not in rooms.SERVICE_EVENT_TYPES]
         state = engine.fold(fresh, loaded.state) if fresh else loaded.state
-    return Loaded(loaded.match_id, version, state, room)
+    numbering = loaded.numbering.extended(
+        (number, event["type"], event) for number, event in enumerate(events, start=loaded.version + 1)
+    )
+    return Loaded(loaded.match_id, version, state, room, numbering)

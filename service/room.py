@@ -16,7 +16,13 @@ ORDERS_SET = "orders_set"  # a seat's standing orders (service/orders.py)
 WEBHOOK_SET = "webhook_set"  # a seat (un)registered a webhook; URL and secret live in tf_webhooks
 SPECTATING_SET = "spectating_set"  # the owner turned spectating on or off
 SEAT_REISSUED = "seat_reissued"  # the owner issued a fresh invite for a seat: a new token, the old one stops working
-SERVICE_EVENT_TYPES = frozenset({MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET, SEAT_REISSUED})
+#: the H-4 报听 window at the deal closed on an answer nobody else sees (issue 13, per-viewer
+#: versions): the one event that tells the table it moved on (no engine event follows the last
+#: answer there, unlike a G-6/G-7 window's resolution); it changes no room state
+WINDOW_CLOSED = "window_closed"
+SERVICE_EVENT_TYPES = frozenset(
+    {MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET, SEAT_REISSUED, WINDOW_CLOSED}
+)
 NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
 #: payload fields of service events that no response may ever contain.
 SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})

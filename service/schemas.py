@@ -221,7 +221,14 @@ class ActionSchema(Strict):
 
 
 class EventItemSchema(Schema):
-    version = fields.Integer()
+    version = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "the event's number in the caller's numbering (its seat's, or the public's: "
+            "the events it may see, without gaps); null only once the match is over, for an event "
+            "it could not see in play"
+        },
+    )
     type = fields.String()
     payload = fields.Dict()
     recorded_at = fields.String()
@@ -229,8 +236,15 @@ class EventItemSchema(Schema):
 
 class ActionResultSchema(Schema):
     accepted = fields.Boolean()
-    first_version = fields.Integer()
-    version = fields.Integer(metadata={"description": "version after this action's own events"})
+    first_version = fields.Integer(
+        metadata={
+            "description": "the first of this action's own events, in the seat's numbering; version + 1 "
+            "when the seat may not see any of them (an added kong that may be robbed, G-7)"
+        }
+    )
+    version = fields.Integer(
+        metadata={"description": "version after this action's own events, in the seat's numbering"}
+    )
     events = fields.List(fields.Nested(EventItemSchema))
     view = fields.Nested(
         PrivateViewSchema,

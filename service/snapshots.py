@@ -8,7 +8,7 @@ no event at all: folding is dear (a discard costs a claim analysis for each seat
 format plus the events after it. The format key names the engine's rules version and the shape
 of the state's classes: a snapshot of any other format is ignored (and a new one written).
 
-Snapshots are pickles of (MatchState, Room) written only by this service into its own database
+Snapshots are pickles of (MatchState, Room, the per-viewer numbering as raw bytes) written only by this service into its own database
 (never imported: an import stores events only); docs/STORE.md, "Snapshots". Each row is sealed to
 the hash chain (issue 13): the store keeps the hash of the event row at the snapshot's version and
 a seal over its bytes bound to that hash, and checks both before handing the bytes over, so an
@@ -31,6 +31,7 @@ from engine import state as states
 from events import ForgedSnapshot
 
 from . import room as rooms
+from .numbering import NONE_HIDDEN, Numbering
 from .problems import ApiError
 
 log = logging.getLogger(__name__)
@@ -54,14 +55,15 @@ SHAPE = _shape()
 
 def format_key() -> str:
     """The format snapshots are written (and read) in now: sealed pickle, rules version, state shape
-    ("sealed": rows from before seals are never read, so they cannot pass for sealed ones)."""
-    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}"
+    ("sealed": rows from before seals are never read, so they cannot pass for sealed ones;
+    "numbered": with the per-viewer numbering, service/numbering.py)."""
+    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}-numbered"
 
 
-def encode(state: Any, room: rooms.Room) -> bytes:
+def encode(state: Any, room: rooms.Room, numbering: Numbering = NONE_HIDDEN) -> bytes:
     clean = state.clone()
     clean.cache, clean.rules = {}, None  # derived; rebuilt on demand (engine.actions)
-    return pickle.dumps((clean, room), protocol=PICKLE_PROTOCOL)
+    return pickle.dumps((clean, room, numbering.to_bytes()), protocol=PICKLE_PROTOCOL)
 
 
 class RefusedGlobal(pickle.UnpicklingError):
@@ -79,11 +81,14 @@ class _StateUnpickler(pickle.Unpickler):
         return found
 
 
-def decode(data: bytes) -> tuple[Any, rooms.Room]:
-    state, room = _StateUnpickler(io.BytesIO(data)).load()
+def decode(data: bytes) -> tuple[Any, rooms.Room, Numbering]:
+    """(state, room, per-viewer numbering) of a snapshot (service/numbering.py: the versions hidden
+    from each viewer up to the snapshot, so a cold load reads no older event for them; kept as
+    plain bytes, so the pickle names no class of its own)."""
+    state, room, hidden = _StateUnpickler(io.BytesIO(data)).load()
     if not isinstance(state, states.MatchState) or not isinstance(room, rooms.Room):
-        raise pickle.UnpicklingError("a snapshot is (MatchState, Room)")
-    return state, room
+        raise pickle.UnpicklingError("a snapshot is (MatchState, Room, numbering)")
+    return state, room, Numbering.from_bytes(hidden)
 
 
 def refuse_forged(stream: str, problem: Exception) -> ApiError:
@@ -106,37 +111,45 @@ class Snapshots:
         self.head = head
         self.enabled = store is None or hasattr(store, "load_snapshot")  # a backend without them: always fold
 
-    def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room]]:
-        """(version, state, room) of the latest usable snapshot, or None (an unreadable one is
-        ignored); a forged one (seal, chain or a refused global) is a 503 with a logged error."""
+    def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room, Numbering]]:
+        """(version, state, room, numbering) of the latest usable snapshot, or None (an unreadable
+        one is ignored); a forged one (seal, chain or a refused global) is a 503 with a logged error."""
         if not self.enabled:
             return None
         try:
             found = self.store.load_snapshot(stream, format_key(), max_version)  # seal checked first
             if found is None:
                 return None
-            state, room = decode(found[1])
-            return found[0], state, room
+            state, room, numbering = decode(found[1])
+            return found[0], state, room, numbering
         except (ForgedSnapshot, RefusedGlobal) as forged:
             raise refuse_forged(stream, forged) from None
         except Exception:  # noqa: BLE001 - a snapshot is an optimisation: fold from the start instead
             log.warning("ignoring an unreadable snapshot of %s", stream, exc_info=True)
             return None
 
-    def save(self, stream: str, version: int, state: Any, room: rooms.Room, keep: bool = True) -> None:
+    def save(
+        self,
+        stream: str,
+        version: int,
+        state: Any,
+        room: rooms.Room,
+        keep: bool = True,
+        numbering: Numbering = NONE_HIDDEN,
+    ) -> None:
         if not self.enabled:
             return
         try:
-            self.store.save_snapshot(stream, version, format_key(), encode(state, room), keep=keep)
+            self.store.save_snapshot(stream, version, format_key(), encode(state, room, numbering), keep=keep)
         except Exception:  # noqa: BLE001 - never fail a request over a snapshot
             log.warning("could not save a snapshot of %s at %s", stream, version, exc_info=True)
 
     def after_append(self, stream: str, before: int, loaded: Any, event_types: Iterable[str]) -> None:
         """The snapshot an append from version `before` to `loaded` leaves: kept, rolling or none."""
         if self.due(before, loaded.version, event_types):
-            self.save(stream, loaded.version, loaded.state, loaded.room)
+            self.save(stream, loaded.version, loaded.state, loaded.room, numbering=loaded.numbering)
         elif self.head:
-            self.save(stream, loaded.version, loaded.state, loaded.room, keep=False)
+            self.save(stream, loaded.version, loaded.state, loaded.room, keep=False, numbering=loaded.numbering)
 
     def due(self, before: int, after: int, event_types: Iterable[str]) -> bool:
         """Whether an append moving a match from `before` to `after` should leave a snapshot."""

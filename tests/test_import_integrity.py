@@ -194,9 +194,9 @@ def _richer(data: bytes) -> bytes:
     """The snapshot's state with seat 0 100 points richer: a forged state in the genuine format."""
     from service import snapshots
 
-    state, room = snapshots.decode(data)
+    state, room, numbering = snapshots.decode(data)
     state.scores = [state.scores[0] + 100] + state.scores[1:]
-    return snapshots.encode(state, room)
+    return snapshots.encode(state, room, numbering)
 
 
 def _cold_get_refused(db: str, match_id: str, caplog) -> None:

@@ -10,6 +10,7 @@ from engine.selfplay import play_match, seeds_from
 from events import EventStore
 from service import room as rooms, snapshots
 from service.repository import MatchRepository, engine_events, stream_of, to_new_event
+from service.numbering import Numbering
 
 _MATCHES: dict = {}
 
@@ -41,7 +42,7 @@ def test_snapshot_plus_tail_is_the_full_fold(variant, hands, label, cut):
     events = bot_match(variant, hands, label)
     at = int(cut * len(events))
     full = engine.fold(events)
-    state, room = snapshots.decode(snapshots.encode(engine.fold(events[:at]), rooms.Room()))
+    state, room, _ = snapshots.decode(snapshots.encode(engine.fold(events[:at]), rooms.Room()))
     assert engine.fold(events[at:], state) == full
     assert engine.view(engine.fold(events[at:], state), 0) == engine.view(full, 0)
     assert room == rooms.Room()
@@ -58,13 +59,15 @@ def test_a_cold_load_from_the_stored_snapshot_equals_the_full_fold(tmp_path_fact
     warm = MatchRepository(store, snapshot_every=every)
     at = max(1, int(cut * (len(events) + 1)))
     mid = warm.at("m", at)
-    warm.snapshots.save(stream_of("m"), at, mid.state, mid.room)
+    warm.snapshots.save(stream_of("m"), at, mid.state, mid.room, numbering=mid.numbering)
     cold = MatchRepository(store, snapshot_every=10**9)
     assert cold._from_snapshot("m").version == at
     loaded = cold.load("m")
     assert loaded.version == len(events) + 1
     assert loaded.state == engine.fold(engine_events(store.read(stream_of("m"))))
     assert loaded.room == rooms.fold(store.read(stream_of("m")))
+    # issue 13: the per-viewer numbering (events hidden from each viewer) comes with the snapshot
+    assert loaded.numbering == Numbering().extended((e.version, e.type, e.payload) for e in store.read(stream_of("m")))
 
 
 def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_service(app, api):
@@ -85,7 +88,7 @@ def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_servi
     for end in ends:  # the append that ended a hand left a snapshot at or after its end
         assert any(v >= end for v in versions)
     for version in versions:
-        version_, state, room = repo.snapshots.load(stream_of(match_id), version)
+        version_, state, room, _ = repo.snapshots.load(stream_of(match_id), version)
         assert version_ == version
         assert state == engine.fold(engine_events(stored[:version]))
         assert room == rooms.fold(stored[:version])

@@ -184,7 +184,7 @@ def drive(app, match_id, pages, *, until_over=True, hook=None, pre=None, timeout
         page = pages[seat]
         if pre:
             pre(seat)
-        wait_version(page, loaded.version)
+        wait_version(page, loaded.version_for(seat))  # the page counts in its seat's numbering (issue 13)
         if hook:
             hook(seat, action, loaded)
         started = time.monotonic()
@@ -237,8 +237,9 @@ def assert_no_hidden_tiles(page, app, match_id, seat):
     then looked like a leak).
     """
     snap = page.evaluate(SNAPSHOT)
-    version = snap["version"]
-    stored = app.extensions["tilefold"].repo.read(match_id, 0, until=version)
+    version = snap["version"]  # in the seat's numbering (issue 13): the match up to its version-th event
+    repo = app.extensions["tilefold"].repo
+    stored = repo.read(match_id, 0, until=repo.load(match_id).numbering.to_global(version, seat))
     state = engine.fold(engine_events(stored))
     seen = engine.view(state, seat)["hand"]
     allowed: Counter = Counter(name(k) for k in parse(seen["seats"][seat]["concealed"] or ""))
@@ -326,7 +327,7 @@ def test_hanshan_hand_four_browsers(server, contexts, tmp_path):
         if len(claims) == 1:  # the others only see "waiting for others", never who is being asked
             for other, elsewhere in pages.items():
                 if other not in engine.pending_seats(loaded.state):
-                    wait_version(elsewhere, loaded.version)
+                    wait_version(elsewhere, loaded.version_for(other))
                     assert "等待他人" in elsewhere.text_content("#center")
 
     drive(app, match_id, pages, hook=hook)
@@ -364,7 +365,7 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
             before = dom_tiles(page, "#hand")
             page.reload()
             page.wait_for_selector("#hand .tile-btn")
-            wait_version(page, loaded.version)
+            wait_version(page, loaded.version_for(seat))
             assert dom_tiles(page, "#hand") == before
             if seat == 3:
                 page.evaluate("window.__hidden = true")  # still looking at another tab
@@ -387,12 +388,12 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
             moves["offline"] = False
 
     drive(app, match_id, pages, hook=hook, pre=back_online)
-    final = app.extensions["tilefold"].repo.version(match_id)
-    for page in pages.values():
+    final = app.extensions["tilefold"].repo.load(match_id)
+    for seat, page in pages.items():
         wait_settled(page)
-        wait_version(page, final)
-    _, tab, _ = moves["tab"]
-    wait_version(tab, final)  # the second tab followed every move through its own stream
+        wait_version(page, final.version_for(seat))
+    tab_seat, tab, _ = moves["tab"]
+    wait_version(tab, final.version_for(tab_seat))  # the second tab followed every move through its own stream
     wait_settled(tab)
     assert moves["reloaded"]
     notes = pages[3].evaluate("window.__notes")
@@ -425,7 +426,7 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts):
     loaded = svc.repo.load(match_id)
     seat = engine.pending_seats(loaded.state)[0]  # the dealer, to discard
     page = pages[seat]
-    wait_version(page, loaded.version)
+    wait_version(page, loaded.version_for(seat))
     held = []
     page.route("**/api/matches/*/actions", lambda route: held.append((route, route.fetch())))
     click_action(page, engine.bot_action(loaded.state, seat))
@@ -436,10 +437,10 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts):
         page.wait_for_timeout(50)  # (the route handler runs while playwright is called)
     assert answered.version > loaded.version and held
     other = [s for s in engine.pending_seats(answered.state) if s != seat][0]  # when: the table moves on
-    wait_version(pages[other], answered.version)
+    wait_version(pages[other], answered.version_for(other))
     click_action(pages[other], engine.bot_action(answered.state, other))
     _wait_moved(svc, match_id, answered.version)
-    newer = svc.repo.version(match_id)
+    newer = svc.repo.load(match_id).version_for(seat)
     wait_version(page, newer)  # through the stream, while the answer is still held
     hand = dom_tiles(page, "#hand")
     route, response = held.pop()

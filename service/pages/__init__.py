@@ -168,4 +168,4 @@ def ting(match_id):
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     if seat is None:
         raise ApiError(403, "invalid_token", "this browser holds no seat in this match")
-    return jsonify({"version": loaded.version, "choices": mine.ting_choices(loaded, seat)})
+    return jsonify({"version": loaded.version_for(seat), "choices": mine.ting_choices(loaded, seat)})

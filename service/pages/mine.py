@@ -54,7 +54,7 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
         "seat": seat,
         "state": status,
         "seats": loaded.room.public_seats(),
-        "version": loaded.version,
+        "version": loaded.version_for(seat),
         "deadline": mine_,
         "hand_no": hand.number if hand is not None else None,
         "hands": (loaded.room.options or {}).get("hands"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify
 
-from ..play import visible_events
+from ..play import renumbered, visible_events
 from ..presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
@@ -57,21 +57,25 @@ def act(data, match_id):
     shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
     view = private_view(fresh, seat)
     view["deadlines"] = svc.deadlines_for(fresh, seat)  # as GET view shows them (correspondence play)
+    # versions in the seat's numbering (service/numbering.py); hidden events only grow at the end,
+    # so an Idempotency-Key replay maps the stored result to the same numbers
+    first, last = fresh.numbering.range(result.first_version, result.last_version, seat)
     body = {
         "accepted": True,
-        "first_version": result.first_version,
-        "version": result.last_version,
-        "events": visible_events(stored, shown_to),
+        "first_version": first,
+        "version": last,
+        "events": renumbered(visible_events(stored, shown_to), fresh.numbering, seat),
         "view": view,
     }
     response = jsonify(body)  # hot path: no schema dump, same shape
     response.headers["Idempotent-Replayed"] = "true" if result.replayed else "false"
-    response.headers.update({"ETag": etag(fresh.version), "Cache-Control": "private, no-cache"})
+    response.headers.update({"ETag": etag(fresh.version_for(seat)), "Cache-Control": "private, no-cache"})
     return response
 
 
 def expected_version(data: dict):
-    """The version the client acted on: If-Match or body expected_version (they must agree)."""
+    """The version the client acted on, in its seat's numbering: If-Match or body expected_version
+    (they must agree)."""
     header, body = if_match_version(), data.get("expected_version")
     if header is not None and body is not None and header != body:
         raise ApiError(400, "version_mismatch", "If-Match and expected_version name different versions")

@@ -17,9 +17,13 @@ blp = Blueprint(
 @blp.response(200, EventListSchema)
 @errors(blp, 403, 404, 503)
 def list_events(args, match_id):
-    """With a seat token: that seat's redaction; without: public; after the end: unredacted."""
+    """With a seat token: that seat's redaction; without: public; after the end: unredacted.
+
+    `?after=` and every version are in the caller's numbering (its seat's, or the public's): the
+    events it may see, counted without gaps; once the match is over the events it could not see in
+    play come too, with `version` null."""
     svc = service()
     loaded = svc.repo.load(match_id)
     viewer = optional_viewer(loaded)
     loaded, items = svc.feed(loaded, viewer, args["after"])
-    return {"version": loaded.version, "viewer": "all" if loaded.over else viewer, "events": items}
+    return {"version": loaded.version_for(viewer), "viewer": "all" if loaded.over else viewer, "events": items}

@@ -32,4 +32,4 @@ def reissue(match_id, seat):
         raise ApiError(409, "bot_seat", "a bot plays that seat")
     token = rooms.new_token()
     loaded = svc.reissue_seat(match_id, seat, rooms.token_hash(token))
-    return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version}
+    return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version_for(None)}

@@ -40,7 +40,7 @@ def put_orders(data, match_id):
 def _orders(loaded: Loaded, seat: int) -> dict:
     """The seat's standing orders as OrdersResultSchema shows them."""
     auto_pass, auto_discard = loaded.room.orders[seat]
-    return {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard, "version": loaded.version}
+    return {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard, "version": loaded.version_for(seat)}
 
 
 @blp.route("/<match_id>/spectating", methods=["PUT"])
@@ -53,4 +53,4 @@ def put_spectating(data, match_id):
     svc = service()
     svc.check_owner(svc.repo.load(match_id), bearer_token())
     loaded = svc.set_spectating(match_id, data["enabled"])
-    return {"spectating": loaded.room.spectating, "version": loaded.version}
+    return {"spectating": loaded.room.spectating, "version": loaded.version_for(None)}

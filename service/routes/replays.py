@@ -260,5 +260,24 @@ def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) ->
             "last_version": until,
         }
     )
+    if not loaded.over:
+        _public_numbers(out, loaded)
     raw = json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return gzip.compress(raw, compresslevel=6, mtime=0)  # cached compressed; inflated for a client without gzip
+
+
+def _public_numbers(out: dict, loaded) -> None:
+    """A match in play replays as the public sees it, so its versions are in the public numbering
+    too (service/numbering.py: no gap where a hidden window answer was); a finished match's replay
+    shows everything, in the stream's own numbering."""
+    numbering = loaded.numbering
+
+    def public(version):
+        return None if version is None else numbering.local(version, None)
+
+    for step in out["steps"]:
+        step["version"] = public(step["version"])
+    out["version"] = public(out["version"])
+    out["first_version"] = public(out["first_version"] - 1) + 1
+    out["last_version"] = public(out["last_version"])
+    out["index"] = [{**hand, "first": public(hand["first"]), "last": public(hand["last"])} for hand in out["index"]]

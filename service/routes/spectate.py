@@ -30,7 +30,7 @@ def spectate(match_id):
     require_spectating(loaded)
     return {
         "id": loaded.match_id,
-        "version": loaded.version,
+        "version": loaded.version_for(None),
         "status": status(loaded),
         "seats": loaded.room.public_seats(),
         "view": engine.view(loaded.state, None) if loaded.started else None,
@@ -47,4 +47,8 @@ def spectate_events(args, match_id):
     svc = service()
     loaded = svc.repo.load(match_id)
     require_spectating(loaded)
-    return {"version": loaded.version, "viewer": None, "events": items_for(svc, loaded, SPECTATOR, args["after"])}
+    return {
+        "version": loaded.version_for(None),
+        "viewer": None,
+        "events": items_for(svc, loaded, SPECTATOR, args["after"]),
+    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from flask import Response, current_app, jsonify, request
 
 from ..presenters import private_view
@@ -31,11 +33,12 @@ def get_view(args, match_id):
     svc = service()
     loaded = svc.repo.load(match_id)
     seat = seat_for(loaded, require_token())
-    waited = args["wait"] > 0 and none_match(loaded.version)
+    waited = args["wait"] > 0 and none_match(loaded.version_for(seat))
     if waited:
-        loaded = wait_for_change(loaded, min(args["wait"], current_app.config["MAX_WAIT"]))
-    headers = {"ETag": etag(loaded.version), "Cache-Control": "private, no-cache"}
-    if none_match(loaded.version):
+        loaded = wait_for_change(loaded, seat, min(args["wait"], current_app.config["MAX_WAIT"]))
+    version = loaded.version_for(seat)  # the seat's own numbering (service/numbering.py)
+    headers = {"ETag": etag(version), "Cache-Control": "private, no-cache"}
+    if none_match(version):
         return Response(status=304, headers=headers)
     if waited:  # every long-poll of this seat woken by this version gets the same answer: made once
         key = ("view", loaded.match_id, loaded.version, seat)
@@ -54,12 +57,24 @@ def view_body(svc, loaded: Loaded, seat: int) -> dict:
     return body
 
 
-def wait_for_change(loaded: Loaded, seconds: float) -> Loaded:
+def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
     """Wait on the worker's WaiterHub (one store query per poll for all waiters, across workers)
-    until the match moves or time runs out; counted by the waiting limits (429/503 beyond them)."""
+    until the match moves in `seat`'s numbering or time runs out; counted by the waiting limits
+    (429/503 beyond them). An event hidden from the seat (another seat's answer in an open window)
+    wakes the hub but not the answer: the wait goes on, as if nothing had happened (issue 13)."""
     slot = waiters.limits().acquire(request.remote_addr)
+    seen = loaded.version_for(seat)
+    deadline = time.monotonic() + seconds
     try:
-        version = waiters.hub().wait(stream_of(loaded.match_id), loaded.version, seconds)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return loaded
+            version = waiters.hub().wait(stream_of(loaded.match_id), loaded.version, remaining)
+            if version == loaded.version:
+                return loaded  # timed out
+            loaded = service().repo.load(loaded.match_id)
+            if loaded.version_for(seat) != seen:
+                return loaded
     finally:
         slot.release()
-    return service().repo.load(loaded.match_id) if version != loaded.version else loaded

@@ -30,7 +30,7 @@ def put_webhook(data, match_id):
         "url": data["url"],
         "secret": secret,
         "signature_header": SIGNATURE_HEADER,
-        "version": loaded.version,
+        "version": loaded.version_for(seat),
     }
 
 
