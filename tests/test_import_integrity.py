@@ -313,3 +313,21 @@ def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
     assert (
         create_app({"DATABASE": db, "TESTING": True}).test_client().get(f"/api/matches/{match_id}").status_code == 503
     )
+
+
+@pytest.mark.parametrize("payload,status", [({"window": "ting"}, 201), ({"window": "claim"}, 422), ({}, 422)])
+def test_a_window_closed_service_event_imports_only_in_its_live_shape(app, client, done, payload, status):
+    """Per-viewer versions (issue 13): given an exported finished match with a `window_closed` row
+    (what the service appends when the H-4 报听 window closes) after its first deal, when it is
+    imported, then `{"window": "ting"}` verifies and is stored, any other payload is 422 and nothing
+    is stored."""
+    match_id, _, _ = done
+    rows = exported(client, match_id)
+    at = next(i for i, r in enumerate(rows) if r["type"] == "hand_started") + 1
+    marker = dict(rows[at], type="window_closed", payload=payload)
+    rows = [dict(r, version=n) for n, r in enumerate(rows[:at] + [marker] + rows[at:], start=1)]
+    before = app.extensions["tilefold"].repo.store.streams()
+    got, body = import_(client, rows)
+    assert got == status, body
+    if status == 422:
+        assert body["code"] == "log_rejected" and app.extensions["tilefold"].repo.store.streams() == before

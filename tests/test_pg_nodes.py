@@ -87,9 +87,12 @@ def test_a_node_never_serves_a_state_older_than_the_client_saw(nodes):
                 reply = acting.api.act(match_id, token, view.body["legal_actions"][0], view.body["version"])
                 assert reply.status == 200, reply
                 break
-        now = other.api.view(match_id, tokens[0], If_None_Match=seen.headers["ETag"])
-        assert now.status == 200 and now.body["version"] == reply.body["version"] > seen.body["version"]
+        # versions are per seat (issue 13): the acting seat's view on the other node is the one its
+        # answer told it, though that node's cache held the match from before the action
+        now = other.api.view(match_id, token, If_None_Match=view.headers["ETag"])
+        assert now.status == 200 and now.body["version"] == reply.body["view"]["version"] > view.body["version"]
         assert now.headers["ETag"] == reply.headers["ETag"]
+        assert other.api.view(match_id, tokens[0]).body["version"] >= seen.body["version"]
         stale = other.api.act(match_id, token, view.body["legal_actions"][0], view.body["version"])
         assert stale.status == 409, stale
 

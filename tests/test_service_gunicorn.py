@@ -31,7 +31,9 @@ def test_one_human_three_bots_over_http(server):
     assert summary["status"] == "over" and sum(summary["scores"]) == 0
     assert [s["bot"] for s in summary["seats"]] == [False, True, True, True]
     feed = api.events(match_id, token).body
-    assert feed["viewer"] == "all" and feed["version"] == summary["version"]
+    # versions per viewer (issue 13): the seat's feed counts in the seat's numbering, as its view does
+    assert feed["viewer"] == "all" and feed["version"] == api.view(match_id, token).body["version"]
+    assert [e["version"] for e in feed["events"] if e["version"] is not None] == list(range(1, feed["version"] + 1))
     spec = requests.get(server + "/api/openapi.json", timeout=5).json()
     assert "/api/matches/{match_id}/actions" in spec["paths"]
     missing = requests.get(f"{server}/api/matches/{match_id}/view", timeout=5)

@@ -63,16 +63,17 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
     (429/503 beyond them). An event hidden from the seat (another seat's answer in an open window)
     wakes the hub but not the answer: the wait goes on, as if nothing had happened (issue 13)."""
     slot = waiters.limits().acquire(request.remote_addr)
-    seen = loaded.version_for(seat)
+    seen, known = loaded.version_for(seat), loaded.version
     deadline = time.monotonic() + seconds
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return loaded
-            version = waiters.hub().wait(stream_of(loaded.match_id), loaded.version, remaining)
-            if version == loaded.version:
+            version = waiters.hub().wait(stream_of(loaded.match_id), known, remaining)
+            if version <= known:
                 return loaded  # timed out
+            known = version
             loaded = service().repo.load(loaded.match_id)
             if loaded.version_for(seat) != seen:
                 return loaded
