@@ -2810,3 +2810,56 @@ def test_H2_the_one_white_stand_in_rule():
 
     assert white_stand_in(kind("2m")) == (WHITE, kind("2m"))
     assert white_stand_in(WHITE) is None and white_stand_in(None) is None
+
+
+def _random_complete_win(rng) -> Win:
+    """A random complete 含山 hand (2-4 concealed sets and a pair), some tiles of the 配子's kind,
+    sometimes a 白板 standing in for it (H-2), won on one of its tiles by self-draw."""
+    from engine.tiles import WHITE
+
+    wild = rng.randrange(34)
+    sets = rng.choice([4, 4, 3, 2])
+    while True:
+        blocks = []
+        for _ in range(sets):
+            if rng.random() < 0.6:
+                start = rng.randrange(3) * 9 + rng.randrange(7)
+                blocks += [start, start + 1, start + 2]
+            else:
+                blocks += [rng.randrange(34)] * 3
+        blocks += [rng.randrange(34)] * 2
+        if wild != WHITE and rng.random() < 0.3:  # a 白板 played as the 配子's kind
+            blocks = [WHITE if k == wild and rng.random() < 0.5 else k for k in blocks]
+        extra = rng.randrange(4)  # more 配子 in random places
+        for _ in range(extra):
+            blocks[rng.randrange(len(blocks))] = wild
+        if all(blocks.count(k) <= 4 for k in set(blocks)):
+            break
+    melds = tuple(Meld("pung", k) for k in rng.sample([k for k in range(34) if k not in blocks], 4 - sets))
+    ctx = WinContext(
+        variant="hanshan",
+        options=normalise("hanshan", {}),
+        seat=WINNER,
+        dealer=DEALER,
+        concealed=tuple(sorted(blocks)),
+        melds=melds,
+        win_tile=rng.choice(blocks),
+        win_by="self_draw",
+        wild=wild,
+    )
+    return Win(ctx)
+
+
+def test_G10_group_by_group_facts_search_equals_every_reading_on_random_hands():
+    """all_facts searches suit by suit with shared memos: the same facts as hand.decompositions'
+    readings on random complete hands with 配子 and 白板 stand-ins (G-9, G-10, H-2)."""
+    import random
+
+    rng = random.Random(1812)
+    checked = 0
+    while checked < 300:
+        game = _random_complete_win(rng)
+        if not game.complete():
+            continue
+        assert all_facts(game) == {r.facts for r in readings(game)}, game.ctx
+        checked += 1

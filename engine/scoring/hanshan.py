@@ -235,32 +235,6 @@ def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ..
     return (base, *(base[:6] + (role,) for role in roles))
 
 
-def _parts(
-    win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]
-) -> AbstractSet[Part]:
-    """Parts of every way to split counts + wilds into `sets` sets and `pairs` pairs (memoised per call)."""
-    key = (counts, wilds, sets, pairs)
-    found = memo.get(key)
-    if found is None:
-        found = memo[key] = _split_parts(win, counts, wilds, sets, pairs, memo)
-    return found
-
-
-def _split_parts(
-    win: Win, counts: tuple[int, ...], wilds: int, sets: int, pairs: int, memo: dict[Any, AbstractSet[Part]]
-) -> AbstractSet[Part]:
-    """G-10 without listing decompositions: the block holding the lowest tile, joined with each part of the rest."""
-    if not any(counts):
-        return _wild_only_parts(wilds, sets, pairs, win.wild, win.ctx.win_tile)
-    out: set[Part] = set()
-    for block, rest, used in lowest_blocks(counts, wilds, sets, pairs):
-        pair = block.shape == PAIR
-        subs = _parts(win, rest, wilds - used, sets - (not pair), pairs - pair, memo)
-        if subs:
-            _join_into(out, _block_parts(block, win.wild, win.ctx.win_tile), subs)
-    return out
-
-
 def _join_into(out: set[Part], parts: tuple[Part, ...], subs: AbstractSet[Part]) -> None:
     """Add each block part joined with each part of the rest that does not also hold the winning tile."""
     for hon, simples, honours, triplets, starts, terminal, role in parts:  # _join, inlined: the hot loop
@@ -285,6 +259,106 @@ def _wild_only_parts(wilds: int, sets: int, pairs: int, wild: Optional[int], til
     return frozenset(out)
 
 
+_GROUP_SPANS = ((0, 9), (9, 18), (18, 27), (27, NUM_KINDS))  # sets never cross these (G-4)
+_NO_TILE = -1  # the winning tile where it cannot sit: the parts do not depend on it
+
+
+def _sits_in(counts: tuple[int, ...], wilds: int, wild: Optional[int], tile: int) -> bool:
+    """Can the winning tile sit in blocks of these naturals and wilds (its kind held, a 配子 place,
+    or a 白板 reading as the 配子's kind)?"""
+    if counts[tile] or (tile == wild and wilds):
+        return True
+    return tile == WHITE and wild is not None and counts[wild] > 0
+
+
+def _group_parts(
+    counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
+) -> frozenset[Part]:
+    """_group_split keyed without the winning tile where it cannot sit (more sharing across wins)."""
+    return _group_split(counts, wilds, sets, pairs, wild, tile if _sits_in(counts, wilds, wild, tile) else _NO_TILE)
+
+
+@lru_cache(maxsize=1 << 16)
+def _group_split(
+    counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
+) -> frozenset[Part]:
+    """Parts of every split of one group's naturals into exactly `sets` sets and `pairs` pairs that
+    uses exactly `wilds` wilds, each block holding a natural (the block of the lowest tile first)."""
+    if not any(counts):
+        return frozenset((_EMPTY,)) if not (wilds or sets or pairs) else frozenset()
+    out: set[Part] = set()
+    for block, rest, used in lowest_blocks(counts, wilds, sets, pairs):
+        pair = block.shape == PAIR
+        subs = _group_parts(rest, wilds - used, sets - (not pair), pairs - pair, wild, tile)
+        if subs:
+            _join_into(out, _block_parts(block, wild, tile), subs)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def _join_sets(a: frozenset[Part], b: frozenset[Part]) -> frozenset[Part]:
+    """Each part of a joined with each part of b, the winning tile in at most one of them."""
+    out: set[Part] = set()
+    _join_into(out, tuple(a), b)
+    return frozenset(out)
+
+
+Options = tuple[tuple[int, int, int, frozenset[Part]], ...]  # (wilds used, sets, pairs, parts)
+State = tuple[tuple[tuple[int, int, int], frozenset[Part]], ...]  # (wilds used, sets, pairs) -> parts
+_START: State = (((0, 0, 0), frozenset((_EMPTY,))),)
+
+
+@lru_cache(maxsize=1 << 14)
+def _group_options(key: tuple[int, ...], n: int, wilds: int, sets: int, wild: Optional[int], tile: int) -> Options:
+    """Every (wilds used, sets, pairs) one group's n naturals can take, with the parts of each."""
+    out = []
+    for pairs in (0, 1):
+        for used in range(wilds + 1):
+            blocks, left = divmod(n + used - 2 * pairs, 3)
+            if left or blocks > sets:
+                continue
+            found = _group_parts(key, used, blocks, pairs, wild, tile)
+            if found:
+                out.append((used, blocks, pairs, found))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 14)
+def _fold(state: State, options: Options, wilds: int, sets: int) -> State:
+    """The state after one more group: every combination within the wilds, the sets and one pair."""
+    step: dict[tuple[int, int, int], frozenset[Part]] = {}
+    for (w, s, p), parts in state:
+        for used, blocks, pairs, found in options:
+            at = (w + used, s + blocks, p + pairs)
+            if at[0] > wilds or at[1] > sets or at[2] > 1:
+                continue
+            joined = _join_sets(parts, found)
+            step[at] = step[at] | joined if at in step else joined
+    return tuple(step.items())
+
+
+def _natural_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int) -> State:
+    """(wilds used, sets, pairs) -> parts of the blocks holding naturals, group by group.
+
+    The groups where the winning tile cannot sit come first: their state is the same for every
+    winning tile of that kind of hand, so the memoised folds share it."""
+    wild, tile = win.wild, win.ctx.win_tile
+    later = []
+    state = _START
+    for lo, hi in _GROUP_SPANS:
+        n = sum(counts[lo:hi])
+        if not n:
+            continue
+        key = (0,) * lo + counts[lo:hi] + (0,) * (NUM_KINDS - hi)
+        if _sits_in(key, wilds, wild, tile):
+            later.append((key, n))
+        else:
+            state = _fold(state, _group_options(key, n, wilds, sets, wild, _NO_TILE), wilds, sets)
+    for key, n in later:
+        state = _fold(state, _group_options(key, n, wilds, sets, wild, tile), wilds, sets)
+    return state
+
+
 def _stand_in_counts(win: Win) -> Iterator[tuple[int, ...]]:
     """The natural counts with 0, 1, ... of the 白板 tiles read as the 配子's kind (H-2)."""
     yield tuple(win.naturals)
@@ -297,11 +371,16 @@ def _stand_in_counts(win: Win) -> Iterator[tuple[int, ...]]:
 
 
 def all_facts(win: Win) -> set[Facts]:
-    """The distinct facts of every reading: decomposition x 配子 assignment x 白板 reading x winning-tile place."""
-    memo: dict[str, Any] = {}
+    """The distinct facts of every reading: decomposition x 配子 assignment x 白板 reading x winning-tile place.
+
+    The blocks holding naturals are searched group by group (memoised per group, so wins that share
+    a suit share its search), then joined with the blocks made of 配子 alone."""
     parts: set[Part] = set()
     for counts in _stand_in_counts(win):
-        parts |= _parts(win, counts, win.wilds_held, win.sets, 1, memo)
+        for (w, s, p), natural in _natural_parts(win, counts, win.wilds_held, win.sets):
+            rest = _wild_only_parts(win.wilds_held - w, win.sets - s, 1 - p, win.wild, win.ctx.win_tile)
+            if rest:
+                parts |= _join_sets(natural, rest)
     return {Facts.of(p) for p in parts if p[6] is not None}
 
 
