@@ -200,6 +200,12 @@ def split(counts: Sequence[int], wild: Optional[int]) -> tuple[list[int], int]:
 
 
 def hand_missing(counts: Sequence[int], sets: int, rules: Rules) -> int:
+    return _hand_missing(tuple(counts), sets, rules)
+
+
+@lru_cache(maxsize=1 << 15)
+def _hand_missing(counts: tuple[int, ...], sets: int, rules: Rules) -> int:
+    """Memoised (bounded): the bots judge the same hands again across discards and turns."""
     natural, wilds = split(counts, rules.wild)
     return missing(natural, wilds, sets=sets, seven_pairs=rules.seven_pairs, stand_in=rules.stand_in)
 
@@ -219,13 +225,18 @@ def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
     return [t for t, after in enumerate(_missing_after_each_draw(counts, sets, rules)) if after == 0]
 
 
-def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
+def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> tuple[int, ...]:
+    return _after_each_draw(tuple(counts), sets, rules)
+
+
+@lru_cache(maxsize=1 << 13)
+def _after_each_draw(counts: tuple[int, ...], sets: int, rules: Rules) -> tuple[int, ...]:
     """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused."""
     natural, wilds = split(counts, rules.wild)
     size = 3 * sets + 2
     seven = rules.seven_pairs and sets == 4
     stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
-    profiles = [_draw_profile(v, sets) for v in _variants(natural, stand)]
+    per_variant = [_draws(v, sets) for v in _variants(natural, stand)]
     pairs = sum(c // 2 for c in natural)
     singles = sum(c & 1 for c in natural)
     out = []
@@ -235,26 +246,33 @@ def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> 
             work[t] += 1
             out.append(hand_missing(work, sets, rules))
             continue
-        g = 3 if t >= 27 else t // 9
-        placed = max(_placed_after(variant, others, t, g, sets) for variant, others in profiles)
+        placed = max(draws[t] for draws in per_variant)
         if seven:
             odd = natural[t] & 1
             p = min(pairs + odd, 7)
             placed = max(placed, 2 * p + min(singles + (-1 if odd else 1), 7 - p))
         out.append(max(size - wilds - min(placed, size - wilds), 0))
+    return tuple(out)
+
+
+def _draws(variant: Sequence[int], sets: int) -> tuple[int, ...]:
+    """Most naturals placed (standard form) after drawing each kind t, for every t."""
+    frontiers = [_group_frontier(variant, g) for g in range(4)]
+    out: tuple[int, ...] = ()
+    for g, (lo, hi) in enumerate(_GROUPS):
+        out += _draws_in_group(tuple(variant[lo:hi]), g < 3, _others(frontiers, g, sets), sets)
     return out
 
 
-def _draw_profile(variant: Sequence[int], sets: int) -> tuple[Sequence[int], list[tuple[int, ...]]]:
-    frontiers = [_group_frontier(variant, g) for g in range(4)]
-    return variant, [_others(frontiers, g, sets) for g in range(4)]
-
-
-def _placed_after(variant: Sequence[int], others: Sequence[tuple[int, ...]], t: int, g: int, sets: int) -> int:
-    lo, hi = _GROUPS[g]
-    key = list(variant[lo:hi])
-    key[t - lo] += 1
-    return _best_of(_frontier(tuple(key), g < 3), others[g], sets)
+@lru_cache(maxsize=1 << 16)
+def _draws_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], sets: int) -> tuple[int, ...]:
+    """For each place of the group: most naturals placed with one more tile there, `others` the
+    combined frontier of the other groups."""
+    out = []
+    for i in range(len(key)):
+        drawn = key[:i] + (key[i] + 1,) + key[i + 1 :]
+        out.append(_best_of(_frontier(drawn, runs), others, sets))
+    return tuple(out)
 
 
 def _others(frontiers: Sequence[tuple[int, ...]], g: int, sets: int) -> tuple[int, ...]:
@@ -311,8 +329,9 @@ def judge_hand(
     tile: int = -1,
 ) -> DiscardOption:
     """A 3n+1 hand judged as in `judge_discard` (`hidden`: unseen copies from the seat's view)."""
-    sh = hand_shanten(rest, sets, rules)
-    better = improving_tiles(rest, sets, rules)
+    before = hand_missing(rest, sets, rules)
+    sh = before - 1
+    better = [t for t, after in enumerate(_missing_after_each_draw(rest, sets, rules)) if after < before]
     seen = sum(hidden[t] for t in better)
     if sh != 0:
         return DiscardOption(tile, sh, tuple(better), seen)
