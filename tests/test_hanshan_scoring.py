@@ -2863,3 +2863,24 @@ def test_G10_group_by_group_facts_search_equals_every_reading_on_random_hands():
             continue
         assert all_facts(game) == {r.facts for r in readings(game)}, game.ctx
         checked += 1
+
+
+def test_G10_patterns_outside_READING_PATTERNS_do_not_depend_on_the_reading():
+    """Win.fixed_points checks them once per win: on random wins every other facts gives the same."""
+    import itertools
+    import random
+
+    from engine.scoring.hanshan import ON_PAIR, OPEN, READING_PATTERNS, Facts, Reading
+
+    rng = random.Random(7)
+    shapes = [
+        Facts(hs, *flags, role)
+        for hs in (0, 2)
+        for flags in itertools.product((False, True), repeat=5)
+        for role in (ON_PAIR, OPEN, "closed")
+    ]
+    for _ in range(60):
+        game = _random_complete_win(rng)
+        for p in PATTERNS:
+            if p.code not in READING_PATTERNS:
+                assert len({p.check(Reading(game, f)) for f in shapes}) == 1, p.code

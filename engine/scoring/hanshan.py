@@ -74,6 +74,12 @@ class Win:
             return frozenset()
         return frozenset(_peizi_hands(self))
 
+    @cached_property
+    def fixed_points(self) -> dict[str, int]:
+        """code -> points of the patterns outside READING_PATTERNS: the same in every reading."""
+        r = Reading(self, _ANY_FACTS)
+        return {p.code: p.points * int(p.check(r)) for p in PATTERNS if p.code not in READING_PATTERNS}
+
     def complete(self) -> bool:
         """H-1: four sets and a pair; seven pairs never win."""
         return is_complete(self.naturals, self.wilds_held, sets=self.sets, stand_in=self.stand_in)
@@ -274,8 +280,13 @@ def _sits_in(counts: tuple[int, ...], wilds: int, wild: Optional[int], tile: int
 def _group_parts(
     counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
 ) -> frozenset[Part]:
-    """_group_split keyed without the winning tile where it cannot sit (more sharing across wins)."""
-    return _group_split(counts, wilds, sets, pairs, wild, tile if _sits_in(counts, wilds, wild, tile) else _NO_TILE)
+    """_group_split keyed without what cannot matter (more sharing across wins): the winning tile
+    where it cannot sit, and the 配子's kind when no 白板 reads as it here and the tile is no 配子."""
+    if not _sits_in(counts, wilds, wild, tile):
+        tile = _NO_TILE
+    if wild is not None and tile != wild and not counts[wild]:
+        wild = None
+    return _group_split(counts, wilds, sets, pairs, wild, tile)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -553,9 +564,17 @@ EXCLUDED_BY: tuple[tuple[str, tuple[str, ...]], ...] = (
 HIGHEST_ONLY: tuple[tuple[str, ...], ...] = (PEIZI_HANDS,)
 
 
+#: The patterns whose check reads the reading's Facts (G-10); every other one holds for the whole win.
+READING_PATTERNS = frozenset({"fengpai", "duanyao", "yaojiutou", "duiduihu", "tongtian", "quanqiuren", "fengyise"})
+_ANY_FACTS = Facts(0, False, False, False, False, False, OPEN)  # for the checks that do not read it
+
+
 def pattern_points(r: Reading) -> dict[str, int]:
-    """code -> points of every pattern that scores in this reading, H-6 exclusions applied, table order."""
-    raw = {p.code: p.points * int(p.check(r)) for p in PATTERNS}
+    """code -> points of every pattern that scores in this reading, H-6 exclusions applied, table order.
+
+    The patterns that do not read the reading's facts are checked once per win (Win.fixed_points)."""
+    fixed = r.win.fixed_points
+    raw = {p.code: p.points * int(p.check(r)) if p.code in READING_PATTERNS else fixed[p.code] for p in PATTERNS}
     return apply_exclusions({code: pts for code, pts in raw.items() if pts})
 
 
