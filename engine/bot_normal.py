@@ -248,7 +248,7 @@ def _valued_options(know: Knowledge, tiles: list[int]) -> list[A.DiscardOption]:
     if not ready:
         return options
     value_of = _value_of(know)
-    valued = [A.judge_discard(counts, o.tile, know.sets, know.rules, know.hidden, value_of) for o in ready]
+    valued = [A.with_wait_values(o, counts, know.hidden, value_of) for o in ready]
     rest = [o for o in options if o not in ready]
     return sorted(valued, key=A.DiscardOption.key) + rest
 
