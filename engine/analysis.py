@@ -237,16 +237,18 @@ def _after_each_draw(counts: tuple[int, ...], sets: int, rules: Rules) -> tuple[
     seven = rules.seven_pairs and sets == 4
     stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
     per_variant = [_draws(v, sets) for v in _variants(natural, stand)]
+    best = per_variant[0] if len(per_variant) == 1 else tuple(map(max, *per_variant))
     pairs = sum(c // 2 for c in natural)
     singles = sum(c & 1 for c in natural)
+    special = (rules.wild, rules.stand_in[0] if rules.stand_in is not None else None)
     out = []
     for t in _ALL_KINDS:
-        if t == rules.wild or (rules.stand_in is not None and t == rules.stand_in[0]):
+        if t in special:
             work = list(counts)
             work[t] += 1
             out.append(hand_missing(work, sets, rules))
             continue
-        placed = max(draws[t] for draws in per_variant)
+        placed = best[t]
         if seven:
             odd = natural[t] & 1
             p = min(pairs + odd, 7)

@@ -63,9 +63,9 @@ class Win:
     @cached_property
     def colours(self) -> tuple[frozenset[int], bool]:
         """(suits present, honours present) counting neither 配子 nor 白板: H-9 colour neutrality."""
-        tiles = [k for k in (*self.ctx.concealed, *self.meld_tiles) if k != self.wild and k != WHITE]
-        suits = frozenset(k // 9 for k in tiles if not is_honour(k))  # suit_of of a suit tile
-        return suits, any(is_honour(k) for k in tiles)
+        kinds = {*self.ctx.concealed, *(m.tile for m in self.ctx.melds)} - {self.wild, WHITE}
+        suits = frozenset(k // 9 for k in kinds if not is_honour(k))  # suit_of of a suit tile
+        return suits, any(is_honour(k) for k in kinds)
 
     @cached_property
     def peizi_hands(self) -> frozenset[str]:
@@ -96,7 +96,13 @@ def _sets_only(counts: list[int], wilds: int, sets: int, win: Win) -> bool:
     """True when counts plus wilds form exactly `sets` sets and no pair."""
     if wilds < 0 or any(c < 0 for c in counts):
         return False
-    return is_sets_only(counts, wilds, sets=sets, stand_in=win.stand_in)
+    return _sets_only_of(tuple(counts), wilds, sets, win.stand_in)
+
+
+@lru_cache(maxsize=1 << 12)
+def _sets_only_of(counts: tuple[int, ...], wilds: int, sets: int, stand_in: Optional[tuple[int, int]]) -> bool:
+    """is_sets_only, memoised (bounded): the H-8 hand before the draw is the same for every wait."""
+    return is_sets_only(counts, wilds, sets=sets, stand_in=stand_in)
 
 
 def _minus(counts: list[int], *kinds: int) -> list[int]:
