@@ -345,20 +345,6 @@ def judge_hand(
     return DiscardOption(tile, sh, tuple(better), seen, tuple(found), expected)
 
 
-def with_wait_values(
-    option: DiscardOption, counts: Sequence[int], hidden: Sequence[int], value_of: ValueOf
-) -> DiscardOption:
-    """A ready discard of `discard_options` with its waits valued: what `judge_discard` with
-    `value_of` gives, without judging the hand again."""
-    if option.shanten != 0:
-        return option
-    rest = list(counts)
-    rest[option.tile] -= 1
-    found = tuple((t, hidden[t], value_of(rest, t)) for t in option.improving)
-    expected = float(sum(n * v for _, n, v in found))
-    return DiscardOption(option.tile, 0, option.improving, option.improving_unseen, found, expected)
-
-
 def discard_options(
     counts: Sequence[int],
     sets: int,

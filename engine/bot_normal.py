@@ -241,16 +241,37 @@ def _discard_choice(know: Knowledge, choices: list[dict[str, Any]]) -> dict[str,
 
 def _valued_options(know: Knowledge, tiles: list[int]) -> list[A.DiscardOption]:
     """Discards judged by efficiency; when some make the hand ready, the few with the most live
-    waits get their waits valued by the variant's scoring (bounded work per decision)."""
+    waits get their waits valued by the variant's scoring (bounded work per decision: the
+    variant's entry may cap the waits scored, `bot_scored_waits`, shared among those discards)."""
     counts = list(know.counts)
     options = A.discard_options(counts, know.sets, know.rules, know.hidden, None, tiles)
     ready = [o for o in options if o.shanten == 0][:_VALUED_DISCARDS]
     if not ready:
         return options
     value_of = _value_of(know)
-    valued = [A.with_wait_values(o, counts, know.hidden, value_of) for o in ready]
+    cap = variants.get(know.variant).bot_scored_waits
+    share = None if cap is None else max(1, cap // len(ready))
+    valued = [_with_values(know, counts, o, value_of, share) for o in ready]
     rest = [o for o in options if o not in ready]
     return sorted(valued, key=A.DiscardOption.key) + rest
+
+
+def _with_values(
+    know: Knowledge, counts: list[int], o: A.DiscardOption, value_of: A.ValueOf, budget: Optional[int]
+) -> A.DiscardOption:
+    """A ready discard with its live waits valued. With a `budget`, only that many are scored, those
+    with the most unseen copies (ties: kind order); any others count at the mean of those."""
+    rest = list(counts)
+    rest[o.tile] -= 1
+    live = sorted((t for t in o.improving if know.hidden[t]), key=lambda t: (-know.hidden[t], t))
+    scored = live if budget is None else live[:budget]
+    values = {t: value_of(rest, t) for t in scored}
+    if len(scored) < len(live):
+        mean = round(sum(values.values()) / len(values))
+        values.update((t, mean) for t in live[len(scored) :])
+    found = tuple((t, know.hidden[t], values.get(t, 0)) for t in o.improving)
+    expected = float(sum(n * v for _, n, v in found))
+    return A.DiscardOption(o.tile, 0, o.improving, o.improving_unseen, found, expected)
 
 
 def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple[Any, ...]:

@@ -116,3 +116,42 @@ def test_api_rejects_an_unknown_bot_level(api):
     match_id, owner = api.create("hanshan", {"hands": 1})
     reply = api.call("POST", f"/api/matches/{match_id}/bots", {"level": "grandmaster"}, token=owner)
     assert reply.status == 400
+
+
+def test_given_a_scoring_budget_when_a_ready_discard_has_more_live_waits_then_the_likeliest_are_scored():
+    """Bounded work per decision: with a budget of 2, the two waits with the most unseen copies are
+    scored (ties: kind order), the other live waits count at their mean, dead waits at 0."""
+    from engine import analysis as A
+    from engine.bot_normal import _with_values
+
+    counts = to_counts_of("123m456p789s23sEE1m")  # the hand only carries the counts: the option is given
+    hidden = [4] * 34
+    hidden[kind("1s")], hidden[kind("4s")], hidden[kind("E")] = 1, 3, 0
+    know = Knowledge("test", {}, 0, 0, tuple(counts), (), tuple(hidden), A.Rules(), False, (), frozenset())
+    option = A.DiscardOption(kind("1m"), 0, (kind("1s"), kind("4s"), kind("7s"), kind("E")), 10)
+    scored = []
+
+    def value_of(rest, t):
+        scored.append(t)
+        return {kind("4s"): 10, kind("7s"): 20}.get(t, 99)
+
+    judged = _with_values(know, counts, option, value_of, 2)
+    assert scored == [kind("7s"), kind("4s")]  # 4 and 3 unseen copies before 1s (1 copy); E is dead
+    assert judged.waits == ((kind("1s"), 1, 15), (kind("4s"), 3, 10), (kind("7s"), 4, 20), (kind("E"), 0, 0))
+    assert judged.wait_value == 1 * 15 + 3 * 10 + 4 * 20
+    assert _with_values(know, counts, option, value_of, None).wait_value == 1 * 99 + 3 * 10 + 4 * 20
+
+
+def test_the_variants_cap_the_waits_the_normal_bot_scores_where_scoring_is_dear():
+    """含山 scores a win over 25 patterns and every reading: its entry caps the waits scored per decision;
+    扣点点's scoring is cheap and uncapped, so its normal bot values every live wait."""
+    from engine.variants import get
+
+    assert get("hanshan").bot_scored_waits == 6
+    assert get("koudiandian").bot_scored_waits is None
+
+
+def to_counts_of(text):
+    from engine.tiles import parse, to_counts
+
+    return to_counts(parse(text))

@@ -56,6 +56,7 @@ class VariantEntry:
     # hints for the normal bot (engine/bot_normal.py)
     ting_to_win: bool = False  # K-2: only a declared hand wins, so a wait is valued as a declared hand's
     points_caution: bool = False  # K-2/K-4/K-8: tile points decide who may declare and win on a discard
+    bot_scored_waits: Optional[int] = None  # waits it scores per decision at most (None: all of them)
 
     @property
     def label(self) -> str:
