@@ -200,14 +200,17 @@ def split(counts: Sequence[int], wild: Optional[int]) -> tuple[list[int], int]:
 
 
 def hand_missing(counts: Sequence[int], sets: int, rules: Rules) -> int:
-    return _hand_missing(tuple(counts), sets, rules)
+    return _hand_missing(tuple(counts), sets, rules.wild, rules.seven_pairs, rules.stand_in)
 
 
 @lru_cache(maxsize=1 << 15)
-def _hand_missing(counts: tuple[int, ...], sets: int, rules: Rules) -> int:
-    """Memoised (bounded): the bots judge the same hands again across discards and turns."""
-    natural, wilds = split(counts, rules.wild)
-    return missing(natural, wilds, sets=sets, seven_pairs=rules.seven_pairs, stand_in=rules.stand_in)
+def _hand_missing(
+    counts: tuple[int, ...], sets: int, wild: Optional[int], seven_pairs: bool, stand_in: Optional[tuple[int, int]]
+) -> int:
+    """Memoised (bounded): the bots judge the same hands again across discards and turns. The key
+    holds plain values only, which the garbage collector stops tracking (shorter full collections)."""
+    natural, wilds = split(counts, wild)
+    return missing(natural, wilds, sets=sets, seven_pairs=seven_pairs, stand_in=stand_in)
 
 
 def hand_shanten(counts: Sequence[int], sets: int, rules: Rules) -> int:
@@ -226,12 +229,15 @@ def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
 
 
 def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> tuple[int, ...]:
-    return _after_each_draw(tuple(counts), sets, rules)
+    return _after_each_draw(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))
 
 
 @lru_cache(maxsize=1 << 13)
-def _after_each_draw(counts: tuple[int, ...], sets: int, rules: Rules) -> tuple[int, ...]:
+def _after_each_draw(
+    counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
+) -> tuple[int, ...]:
     """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused."""
+    rules = Rules(*fields)
     natural, wilds = split(counts, rules.wild)
     size = 3 * sets + 2
     seven = rules.seven_pairs and sets == 4

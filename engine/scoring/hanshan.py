@@ -295,7 +295,7 @@ def _group_parts(
     return _group_split(counts, wilds, sets, pairs, wild, tile)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _group_split(
     counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
 ) -> frozenset[Part]:
@@ -312,7 +312,7 @@ def _group_split(
     return frozenset(out)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def _join_sets(a: frozenset[Part], b: frozenset[Part]) -> frozenset[Part]:
     """Each part of a joined with each part of b, the winning tile in at most one of them."""
     out: set[Part] = set()
@@ -325,7 +325,7 @@ State = tuple[tuple[tuple[int, int, int], frozenset[Part]], ...]  # (wilds used,
 _START: State = (((0, 0, 0), frozenset((_EMPTY,))),)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def _group_options(key: tuple[int, ...], n: int, wilds: int, sets: int, wild: Optional[int], tile: int) -> Options:
     """Every (wilds used, sets, pairs) one group's n naturals can take, with the parts of each."""
     out = []
@@ -340,7 +340,7 @@ def _group_options(key: tuple[int, ...], n: int, wilds: int, sets: int, wild: Op
     return tuple(out)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 12)
 def _fold(state: State, options: Options, wilds: int, sets: int) -> State:
     """The state after one more group: every combination within the wilds, the sets and one pair."""
     step: dict[tuple[int, int, int], frozenset[Part]] = {}
