@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import AbstractSet, Any, Callable, Iterator, NamedTuple, Optional
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional
 
 from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
 from engine.scoring.context import Meld, WinContext
@@ -161,6 +161,9 @@ ON_PAIR, CLOSED, OPEN = "pair", "closed", "open"  # where the winning tile sits 
 #: of 123/456/789 sequence starts (bit 3 x suit + rank // 3), pair of natural 1s or 9s, role of the
 #: winning tile's place: None when it is not in these blocks, else ON_PAIR, CLOSED or OPEN).
 Part = tuple[Any, ...]
+#: A set of parts kept as a tuple: plain tuples of plain values are not tracked by the garbage
+#: collector, so the memoised searches below do not lengthen its full collections.
+Parts = tuple[Part, ...]
 _EMPTY: Part = (0, True, True, True, 0, False, None)
 _STRAIGHT = 0b111  # 123, 456 and 789 of one suit (H-7 tongtian)
 
@@ -247,7 +250,7 @@ def _block_parts(block: Block, wild: Optional[int], tile: int) -> tuple[Part, ..
     return (base, *(base[:6] + (role,) for role in roles))
 
 
-def _join_into(out: set[Part], parts: tuple[Part, ...], subs: AbstractSet[Part]) -> None:
+def _join_into(out: set[Part], parts: tuple[Part, ...], subs: Iterable[Part]) -> None:
     """Add each block part joined with each part of the rest that does not also hold the winning tile."""
     for hon, simples, honours, triplets, starts, terminal, role in parts:  # _join, inlined: the hot loop
         out.update(
@@ -258,17 +261,17 @@ def _join_into(out: set[Part], parts: tuple[Part, ...], subs: AbstractSet[Part])
 
 
 @lru_cache(maxsize=1 << 12)
-def _wild_only_parts(wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> frozenset[Part]:
+def _wild_only_parts(wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> Parts:
     """Parts of the blocks made of wilds alone once no natural tile is left (the same for every hand)."""
     if not sets and not pairs:
-        return frozenset((_EMPTY,) if not wilds else ())
+        return (_EMPTY,) if not wilds else ()
     out: set[Part] = set()
     for block, _, used in lowest_blocks((0,) * NUM_KINDS, wilds, sets, pairs):
         pair = block.shape == PAIR
         subs = _wild_only_parts(wilds - used, sets - (not pair), pairs - pair, wild, tile)
         if subs:
             _join_into(out, _block_parts(block, wild, tile), subs)
-    return frozenset(out)
+    return tuple(out)
 
 
 _GROUP_SPANS = ((0, 9), (9, 18), (18, 27), (27, NUM_KINDS))  # sets never cross these (G-4)
@@ -283,9 +286,7 @@ def _sits_in(counts: tuple[int, ...], wilds: int, wild: Optional[int], tile: int
     return tile == WHITE and wild is not None and counts[wild] > 0
 
 
-def _group_parts(
-    counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
-) -> frozenset[Part]:
+def _group_parts(counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> Parts:
     """_group_split keyed without what cannot matter (more sharing across wins): the winning tile
     where it cannot sit, and the 配子's kind when no 白板 reads as it here and the tile is no 配子."""
     if not _sits_in(counts, wilds, wild, tile):
@@ -296,33 +297,31 @@ def _group_parts(
 
 
 @lru_cache(maxsize=1 << 14)
-def _group_split(
-    counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int
-) -> frozenset[Part]:
+def _group_split(counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> Parts:
     """Parts of every split of one group's naturals into exactly `sets` sets and `pairs` pairs that
     uses exactly `wilds` wilds, each block holding a natural (the block of the lowest tile first)."""
     if not any(counts):
-        return frozenset((_EMPTY,)) if not (wilds or sets or pairs) else frozenset()
+        return (_EMPTY,) if not (wilds or sets or pairs) else ()
     out: set[Part] = set()
     for block, rest, used in lowest_blocks(counts, wilds, sets, pairs):
         pair = block.shape == PAIR
         subs = _group_parts(rest, wilds - used, sets - (not pair), pairs - pair, wild, tile)
         if subs:
             _join_into(out, _block_parts(block, wild, tile), subs)
-    return frozenset(out)
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 12)
-def _join_sets(a: frozenset[Part], b: frozenset[Part]) -> frozenset[Part]:
+def _join_sets(a: Parts, b: Parts) -> Parts:
     """Each part of a joined with each part of b, the winning tile in at most one of them."""
     out: set[Part] = set()
-    _join_into(out, tuple(a), b)
-    return frozenset(out)
+    _join_into(out, a, b)
+    return tuple(out)
 
 
-Options = tuple[tuple[int, int, int, frozenset[Part]], ...]  # (wilds used, sets, pairs, parts)
-State = tuple[tuple[tuple[int, int, int], frozenset[Part]], ...]  # (wilds used, sets, pairs) -> parts
-_START: State = (((0, 0, 0), frozenset((_EMPTY,))),)
+Options = tuple[tuple[int, int, int, Parts], ...]  # (wilds used, sets, pairs, parts)
+State = tuple[tuple[tuple[int, int, int], Parts], ...]  # (wilds used, sets, pairs) -> parts
+_START: State = (((0, 0, 0), (_EMPTY,)),)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -343,15 +342,14 @@ def _group_options(key: tuple[int, ...], n: int, wilds: int, sets: int, wild: Op
 @lru_cache(maxsize=1 << 12)
 def _fold(state: State, options: Options, wilds: int, sets: int) -> State:
     """The state after one more group: every combination within the wilds, the sets and one pair."""
-    step: dict[tuple[int, int, int], frozenset[Part]] = {}
+    step: dict[tuple[int, int, int], set[Part]] = {}
     for (w, s, p), parts in state:
         for used, blocks, pairs, found in options:
             at = (w + used, s + blocks, p + pairs)
             if at[0] > wilds or at[1] > sets or at[2] > 1:
                 continue
-            joined = _join_sets(parts, found)
-            step[at] = step[at] | joined if at in step else joined
-    return tuple(step.items())
+            step.setdefault(at, set()).update(_join_sets(parts, found))
+    return tuple((at, tuple(parts)) for at, parts in step.items())
 
 
 def _natural_parts(win: Win, counts: tuple[int, ...], wilds: int, sets: int) -> State:
@@ -397,7 +395,7 @@ def all_facts(win: Win) -> set[Facts]:
         for (w, s, p), natural in _natural_parts(win, counts, win.wilds_held, win.sets):
             rest = _wild_only_parts(win.wilds_held - w, win.sets - s, 1 - p, win.wild, win.ctx.win_tile)
             if rest:
-                parts |= _join_sets(natural, rest)
+                parts.update(_join_sets(natural, rest))
     return {Facts.of(p) for p in parts if p[6] is not None}
 
 
