@@ -203,7 +203,7 @@ def hand_missing(counts: Sequence[int], sets: int, rules: Rules) -> int:
     return _hand_missing(tuple(counts), sets, rules.wild, rules.seven_pairs, rules.stand_in)
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def _hand_missing(
     counts: tuple[int, ...], sets: int, wild: Optional[int], seven_pairs: bool, stand_in: Optional[tuple[int, int]]
 ) -> int:
@@ -232,7 +232,7 @@ def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> 
     return _after_each_draw(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))
 
 
-@lru_cache(maxsize=1 << 13)
+@lru_cache(maxsize=1 << 12)
 def _after_each_draw(
     counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
 ) -> tuple[int, ...]:
@@ -272,7 +272,7 @@ def _draws(variant: Sequence[int], sets: int) -> tuple[int, ...]:
     return out
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 13)
 def _draws_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], sets: int) -> tuple[int, ...]:
     """For each place of the group: most naturals placed with one more tile there, `others` the
     combined frontier of the other groups."""

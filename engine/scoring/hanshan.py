@@ -296,7 +296,7 @@ def _group_parts(counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wil
     return _group_split(counts, wilds, sets, pairs, wild, tile)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 13)
 def _group_split(counts: tuple[int, ...], wilds: int, sets: int, pairs: int, wild: Optional[int], tile: int) -> Parts:
     """Parts of every split of one group's naturals into exactly `sets` sets and `pairs` pairs that
     uses exactly `wilds` wilds, each block holding a natural (the block of the lowest tile first)."""
