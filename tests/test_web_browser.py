@@ -525,3 +525,37 @@ def test_accessibility_names_and_keyboard(server, contexts):
         label = button.get_attribute("aria-label")
         action = button.get_attribute("data-action")
         assert action in label and words[action] in label, label
+
+
+def test_chat_waits_out_a_refusal_retry_after(server, contexts):
+    """Given a seat's page whose chat long-poll is refused with 429 and `Retry-After: 6` (issue 15's
+    per-address cap on waiting connections), then the page asks again only after those 6 seconds,
+    not at once nor after its usual 3 s pause; and the chat works again afterwards."""
+    base, _ = server
+    context, page = contexts()
+    asked: list[float] = []
+
+    def chat(route):
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            route.fulfill(
+                status=429,
+                headers={"Retry-After": "6", "Content-Type": "application/problem+json"},
+                body='{"type": "about:blank", "title": "Too many waiting connections", "status": 429}',
+            )
+        else:
+            route.continue_()
+
+    context.route(re.compile(r".*/api/matches/[^/]+/chat\?.*"), chat)
+    create_on_home(page, base, "koudiandian", name="Alice", bots=True)
+    page.wait_for_url("**/play/**")
+    stop = time.monotonic() + 20
+    while len(asked) < 2 and time.monotonic() < stop:
+        page.wait_for_timeout(200)
+    assert len(asked) >= 2, "the chat never asked again after the refusal"
+    assert asked[1] - asked[0] >= 5.5, f"asked again after {asked[1] - asked[0]:.1f} s, not after Retry-After"
+    page.click("#extras summary")  # the chat is under "more"
+    page.fill("#chat-text", "再来 again")
+    page.click("#chat-form button")
+    page.wait_for_selector("#chat-lines li:has-text('再来 again')", state="attached")
+    context.unroute(re.compile(r".*/api/matches/[^/]+/chat\?.*"))

@@ -12,7 +12,9 @@
     try { data = await res.json(); } catch (e) { data = null; }
     if (!res.ok) {
       const err = new Error((data && (data.detail || data.title)) || ("HTTP " + res.status));
-      err.status = res.status; err.data = data; throw err;
+      err.status = res.status; err.data = data;
+      err.retryAfter = Number.parseInt(res.headers.get("Retry-After") || "", 10) || null;  // 429/503: seconds to wait
+      throw err;
     }
     return data;
   }

@@ -511,7 +511,9 @@
         const got = await api("GET", `/api/matches/${matchId}/chat?after=${chatAfter}&wait=20`);
         for (const line of got.lines) addChat(line);
         chatAfter = Math.max(chatAfter, got.version);
-      } catch (err) { await new Promise((r) => setTimeout(r, 3000)); }
+      } catch (err) {  // a refusal's Retry-After (the per-address wait cap) is honoured; otherwise 3 s
+        await new Promise((r) => setTimeout(r, 1000 * Math.max(3, err.retryAfter || 0)));
+      }
     }
   }
   function addChat(line) {
