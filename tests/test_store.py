@@ -837,6 +837,7 @@ def test_postgres_events_are_append_only_and_unique(pg_url):
                 "recorded_at, hash) VALUES ('s', 1, 99, 't', 1, '{}', 'now', 'h')"
             )
     assert store.read("s")[0].payload == {"n": 1} and store.verify_stream("s") == []
+    store.close()  # a pool left to the garbage collector warns from its own worker thread
 
 
 def test_postgres_unreachable_is_storage_unavailable():
