@@ -30,14 +30,16 @@ log = logging.getLogger(__name__)
 
 
 class _Watch:
-    """The waiters of one stream: their condition, how many, and the newest version seen."""
+    """The waiters of one stream: their condition, how many, the newest version seen, and the
+    conditions of waiters on several streams at once (`WaiterHub.wait_any`) that include it."""
 
-    __slots__ = ("cond", "count", "version")
+    __slots__ = ("cond", "count", "version", "groups")
 
     def __init__(self, lock: threading.Lock) -> None:
         self.cond = threading.Condition(lock)
         self.count = 0
         self.version = 0
+        self.groups: set[threading.Condition] = set()
 
 
 class PollingSource:
@@ -80,6 +82,34 @@ class WaiterHub:
         finally:
             self._leave(stream, watch)
 
+    def wait_any(self, seen: dict[str, int], timeout: float) -> dict[str, int]:
+        """Block until any stream of `seen` is past its version there, or `timeout` seconds pass (with
+        no stream, just the timeout); the newest known version of each. My matches waits on a
+        browser's matches this way: one condition, however many streams (service/pages)."""
+        self._ensure_watcher()
+        watches = {stream: self._enter(stream) for stream in seen}
+        group = threading.Condition(self._lock)  # the lock every watch's condition shares
+        with group:
+            for watch in watches.values():
+                watch.groups.add(group)
+        try:
+            for stream, watch in watches.items():  # closes the start-up race, as `wait` does
+                self._raise(stream, watch, self.store.current_version(stream))
+            deadline = time.monotonic() + max(0.0, timeout)
+            with group:
+                while all(watch.version <= seen[stream] for stream, watch in watches.items()):
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    group.wait(remaining)
+                return {stream: max(watch.version, seen[stream]) for stream, watch in watches.items()}
+        finally:
+            with group:
+                for watch in watches.values():
+                    watch.groups.discard(group)
+            for stream, watch in watches.items():
+                self._leave(stream, watch)
+
     def appended(self, stream: str, version: int) -> None:
         """`stream` was appended to up to `version` (store.watch): wake its waiters now; "*": every
         watched stream may have moved (a notification listener reconnected)."""
@@ -115,6 +145,8 @@ class WaiterHub:
             if version > watch.version:
                 watch.version = version
                 watch.cond.notify_all()
+                for group in watch.groups:
+                    group.notify_all()
 
     # -- the watcher ------------------------------------------------------------------
     def _ensure_watcher(self) -> None:

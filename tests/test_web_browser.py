@@ -559,3 +559,40 @@ def test_chat_waits_out_a_refusal_retry_after(server, contexts):
     page.click("#chat-form button")
     page.wait_for_selector("#chat-lines li:has-text('再来 again')", state="attached")
     context.unroute(re.compile(r".*/api/matches/[^/]+/chat\?.*"))
+
+
+def test_my_matches_follow_a_move_by_long_poll_not_by_timer(server, contexts):
+    """Given a browser holding seat 2 of a four-player match, on /my: when seat 0 discards (through
+    the API), then the page shows that discard within seconds, and every request it made after
+    the first was a long-poll naming the list's ETag (`?wait=`, If-None-Match), none on a timer."""
+    from conftest import MatchClient, flask_transport
+    from service.pages import auth
+
+    base, app = server
+    api = MatchClient(flask_transport(app.test_client()))
+    match_id, _ = api.create("koudiandian", {"hands": 1})
+    tokens = [api.join(match_id, f"p{seat}") for seat in range(4)]
+    context, page = contexts()
+    context.add_cookies([{"name": auth.seat_cookie(match_id), "value": tokens[2], "url": base}])
+    asked: list[tuple[float, str, str]] = []
+    page.on(
+        "request",
+        lambda r: "/web/mine" in r.url and asked.append((time.monotonic(), r.url, r.headers.get("if-none-match", ""))),
+    )
+    page.goto(base + "/my")
+    entry = page.locator(f"li[data-match='{match_id}']")
+    entry.wait_for()
+    page.wait_for_timeout(1500)  # the long-poll is waiting now
+    tile = api.view(match_id, tokens[0]).body["legal_actions"][0]["tile"]
+    moved = time.monotonic()
+    assert api.act(match_id, tokens[0], {"action": "discard", "tile": tile}).status == 200
+    page.wait_for_function(
+        "([sel, tile]) => document.querySelector(sel).textContent.includes(tile)",
+        arg=[f"li[data-match='{match_id}']", tile],
+        timeout=10000,
+    )
+    assert "打出" in entry.text_content() and time.monotonic() - moved < 10
+    page.wait_for_timeout(6000)  # longer than the server's MAX_WAIT (5 s): one more long-poll at most
+    later = asked[1:]
+    assert later and all("wait=" in url and tag.startswith('"m') for _, url, tag in later), asked
+    assert len(asked) <= 5, f"{len(asked)} requests in {asked[-1][0] - asked[0][0]:.1f} s"

@@ -7,16 +7,19 @@ Bearer token. The routes here only render pages and move tokens into cookies.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request
+from marshmallow import ValidationError
 
 from engine.options import OptionError
 
-from .. import match_log
+from .. import match_log, waiters
 from .. import room as rooms
 from ..problems import ApiError
 from ..routes.variants import describe
+from ..schemas import ViewQuerySchema
 from ..web import service
 from . import auth, mine
 from .links import invite_url
@@ -157,8 +160,57 @@ def claim(match_id):
 
 @blp.route("/web/mine", methods=["GET"])
 def my_matches():
-    """Every match this browser holds a seat in, your turn first (see mine.py)."""
-    return jsonify({"matches": mine.my_matches(service(), auth.held_matches(request.cookies))})
+    """Every match this browser holds a seat in, your turn first (see mine.py), with an ETag over
+    the list. `?wait=seconds` with If-None-Match naming it long-polls: answered when one of those
+    matches moves in the browser's seat's numbering (never for an event hidden from that seat,
+    issue 13), else 304 when the time is up; counted by the waiting caps (429/503, issue 15)."""
+    svc, held = service(), auth.held_matches(request.cookies)
+    wait = _wait_seconds()
+    listed = mine.my_matches(svc, held)
+    if wait > 0 and _names(mine.list_tag(listed)):
+        listed = _wait_for_mine(svc, held, listed, min(wait, current_app.config["MAX_WAIT"]))
+    tag = mine.list_tag(listed)
+    if _names(tag):
+        return Response(status=304, headers={"ETag": tag})
+    response = jsonify({"matches": listed})
+    response.headers["ETag"] = tag
+    return response
+
+
+def _wait_seconds() -> float:
+    try:
+        return float(ViewQuerySchema().load({"wait": request.args.get("wait", "0")})["wait"])
+    except ValidationError as exc:
+        detail = "the request does not fit the schema: query: wait: a number of seconds, 0 or more"
+        raise ApiError(400, "invalid_body", detail, errors={"query": exc.messages}) from exc  # as the API answers
+
+
+def _names(tag: str) -> bool:
+    """True when If-None-Match names `tag` (or *)."""
+    header = request.headers.get("If-None-Match") or ""
+    return any(found.strip() in (tag, "*") for found in header.split(","))
+
+
+def _wait_for_mine(svc: Any, held: dict[str, str], listed: list[dict], seconds: float) -> list[dict]:
+    """Wait on the worker's WaiterHub for all the browser's matches at once (one condition, no
+    query while waiting) until the list changes for this browser or time runs out. The list is
+    read again only when one of its streams moved; an event hidden from its seat moves the stream
+    but not the list, and the wait goes on as if nothing had happened (issue 13)."""
+    slot = waiters.limits().acquire(request.remote_addr)
+    tag, known = mine.list_tag(listed), mine.stream_versions(svc, listed)
+    deadline = time.monotonic() + seconds
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            moved = waiters.hub().wait_any(known, remaining)
+            if moved == known:
+                break  # timed out
+            known = moved
+            listed = mine.my_matches(svc, held)
+            if mine.list_tag(listed) != tag:
+                break
+    finally:
+        slot.release()
+    return listed
 
 
 @blp.route("/web/matches/<match_id>/ting", methods=["GET"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Optional
 
 import engine
@@ -11,7 +12,7 @@ from engine.tiles import kind, name, points
 
 from .. import room as rooms
 from ..problems import ApiError
-from ..repository import Loaded
+from ..repository import Loaded, stream_of
 
 #: the engine events a "last move" line may name (never `responded`: who was asked is not public)
 MOVES = frozenset(
@@ -37,6 +38,19 @@ def my_matches(svc: Any, held: dict[str, str]) -> list[dict]:
             out.append(_entry(svc, loaded, seat))
     order = {"your_turn": 0, "waiting": 1, "open": 2, "over": 3}
     return sorted(out, key=lambda m: (order[m["state"]], m["deadline"] or "~", m["id"]))
+
+
+def list_tag(entries: list[dict]) -> str:
+    """The list's ETag: each match and its version in the browser's seat's numbering (whatever the
+    seat may see moves it; nothing hidden from the seat does), in the list's order."""
+    digest = hashlib.sha256(repr([(m["id"], m["version"]) for m in entries]).encode()).hexdigest()
+    return f'"m{digest[:20]}"'
+
+
+def stream_versions(svc: Any, entries: list[dict]) -> dict[str, int]:
+    """The stored (global) version of each listed match's stream, for the hub to wait past: never
+    sent to the browser, whose numbering leaves out what its seat may not see."""
+    return {stream_of(m["id"]): svc.repo.load(m["id"]).version for m in entries}
 
 
 def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:

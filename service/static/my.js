@@ -1,7 +1,7 @@
 /* My matches: every match this browser holds a seat in, your turn first, time left, the last move; live. */
 (function () {
   "use strict";
-  const { api, el, VARIANTS, WINDS, left, MOVE } = window.TF;
+  const { el, VARIANTS, WINDS, left, MOVE } = window.TF;
   const STATE = { your_turn: ["轮到你", "your turn"], waiting: ["等待他人", "waiting for others"],
                   open: ["等人入座", "waiting for players"], over: ["已结束", "finished"] };
   function move(m) {
@@ -25,15 +25,33 @@
       el("div", { class: "small" }, move(m)),
       time ? el("div", { class: "small deadline", text: "剩余 time left: " + time }) : null);
   }
-  async function refresh() {
-    const list = document.getElementById("my-list");
-    try {
-      const data = await api("GET", "/web/mine");
-      list.replaceChildren(...(data.matches.length ? data.matches.map(item)
-        : [el("li", { class: "muted" }, "这个浏览器还没有座位。", el("a", { href: "/" }, "开一局 create a match"))]));
-    } catch (err) { /* keep the last list; retry on the next tick */ }
+  let shown = null, tag = null;  // the last list and its ETag
+  function render() {
+    if (!shown) return;
+    document.getElementById("my-list").replaceChildren(...(shown.length ? shown.map(item)
+      : [el("li", { class: "muted" }, "这个浏览器还没有座位。", el("a", { href: "/" }, "开一局 create a match"))]));
   }
-  refresh();
-  setInterval(refresh, 4000);
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+  // One request: with `wait`, a long-poll answered when one of the matches moves for this browser
+  // (304 when nothing did); the seconds to pause before the next one (a refusal's Retry-After).
+  async function fetchList(wait) {
+    const headers = { "Accept": "application/json" };
+    if (wait && tag) headers["If-None-Match"] = tag;
+    const url = wait && tag ? "/web/mine?wait=25" : "/web/mine";
+    const res = await fetch(url, { headers, credentials: "same-origin", cache: "no-store" });
+    if (res.status === 304) return 0;
+    if (!res.ok) return Math.max(3, Number.parseInt(res.headers.get("Retry-After") || "", 10) || 0);
+    const data = await res.json();
+    tag = res.headers.get("ETag"); shown = data.matches; render();
+    return 0;
+  }
+  async function follow() {  // live: one long-poll at a time, never a timer asking every few seconds
+    for (;;) {
+      let pause;
+      try { pause = await fetchList(true); } catch (err) { pause = 3; }  // offline: keep the last list
+      if (pause) await new Promise((r) => setTimeout(r, 1000 * pause));
+    }
+  }
+  follow();
+  setInterval(render, 5000);  // the time left counts down between answers (no request)
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) fetchList(false).catch(() => {}); });
 })();
