@@ -583,7 +583,8 @@ def test_my_matches_follow_a_move_by_long_poll_not_by_timer(server, contexts):
     entry = page.locator(f"li[data-match='{match_id}']")
     entry.wait_for()
     page.wait_for_timeout(1500)  # the long-poll is waiting now
-    tile = api.view(match_id, tokens[0]).body["legal_actions"][0]["tile"]
+    legal = api.view(match_id, tokens[0]).body["legal_actions"]
+    tile = next(a["tile"] for a in legal if a["action"] == "discard")
     moved = time.monotonic()
     assert api.act(match_id, tokens[0], {"action": "discard", "tile": tile}).status == 200
     page.wait_for_function(

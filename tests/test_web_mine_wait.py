@@ -90,7 +90,8 @@ def test_another_seats_move_answers_the_wait_at_once(t):
     hub = t.app.extensions["tilefold_waiters"]
     poll = Poll(client, listed.headers["ETag"], wait=20)
     until(lambda: hub.waiting == 2)  # one wait on both matches' streams
-    tile = t.api.view(first, tokens[0]).body["legal_actions"][0]["tile"]
+    legal = t.api.view(first, tokens[0]).body["legal_actions"]
+    tile = next(a["tile"] for a in legal if a["action"] == "discard")
     t.act(first, tokens[0], "discard", tile)
     poll.join(30)
     assert poll.reply.status_code == 200 and poll.took < 10, (poll.reply.status_code, poll.took)
