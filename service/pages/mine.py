@@ -59,7 +59,7 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
     status = (
         "over" if loaded.over else ("open" if not loaded.started else ("your_turn" if seat in pending else "waiting"))
     )
-    deadlines = svc.deadlines_for(loaded, seat) if hasattr(svc, "deadlines_for") else []  # its own only
+    deadlines = svc.deadlines_for(loaded, seat)  # its own only ([] without move deadlines)
     mine_ = next((d["deadline"] for d in deadlines if d["seat"] == seat), None)
     hand = getattr(state, "hand", None)
     return {
