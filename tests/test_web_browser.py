@@ -597,3 +597,25 @@ def test_my_matches_follow_a_move_by_long_poll_not_by_timer(server, contexts):
     later = asked[1:]
     assert later and all("wait=" in url and tag.startswith('"m') for _, url, tag in later), asked
     assert len(asked) <= 5, f"{len(asked)} requests in {asked[-1][0] - asked[0][0]:.1f} s"
+
+
+def test_my_matches_hears_a_seat_taken_in_another_tab(server, contexts):
+    """Given /my open in one tab of a browser with no seats, when the same browser joins a match by
+    its invite in another tab, then /my lists that match without a reload: the join tells the other
+    tabs (localStorage), and /my asks for the list at once (a plain GET, not waiting out its poll)."""
+    from conftest import MatchClient, flask_transport
+
+    base, app = server
+    api = MatchClient(flask_transport(app.test_client()))
+    match_id, _ = api.create("hanshan", {"hands": 1})
+    context, my = contexts()
+    asked: list[tuple[float, str]] = []
+    my.on("request", lambda r: "/web/mine" in r.url and asked.append((time.monotonic(), r.url)))
+    my.goto(base + "/my")
+    my.wait_for_selector("#my-list li.muted")  # "no seats yet"
+    my.wait_for_timeout(500)
+    joining, started = context.new_page(), time.monotonic()
+    join_by_invite(joining, f"{base}/join/{match_id}", "Tab B")
+    my.wait_for_selector(f"li[data-match='{match_id}']", timeout=10000)
+    plain = [t for t, url in asked if t >= started and "wait=" not in url]
+    assert plain, f"no plain GET after the join in the other tab: {asked}"

@@ -31,7 +31,10 @@
     try {
       const made = await api("POST", "/web/matches", body);
       const name = form.name.value.trim();
-      if (name || form.bots.checked) await api("POST", `/web/matches/${made.id}/join`, { name: name || "我 Me" });
+      if (name || form.bots.checked) {
+        await api("POST", `/web/matches/${made.id}/join`, { name: name || "我 Me" });
+        window.TF.seatsChanged();
+      }
       if (form.bots.checked) await api("POST", `/api/matches/${made.id}/bots`, {});
       if (form.bots.checked) { location.href = made.play; return; }
       form.hidden = true;

@@ -25,6 +25,7 @@
     if (!name) { toast("请填名字 please enter a name"); return; }
     try {
       const joined = await api("POST", `/web/matches/${matchId}/join`, { name });
+      window.TF.seatsChanged();
       location.href = joined.play;
     } catch (err) { toast("入座失败 could not join: " + err.message); load(); }
   });

@@ -54,4 +54,6 @@
   follow();
   setInterval(render, 5000);  // the time left counts down between answers (no request)
   document.addEventListener("visibilitychange", () => { if (!document.hidden) fetchList(false).catch(() => {}); });
+  // a seat taken in another tab (pages.js seatsChanged): a cookie is not an event, so no wait hears it
+  window.addEventListener("storage", (ev) => { if (ev.key === window.TF.SEATS_KEY) fetchList(false).catch(() => {}); });
 })();

@@ -54,8 +54,11 @@
     if (h) return `${h}小时${m}分 ${h}h ${m}m`;
     return `${m}分${s}秒 ${m}m ${s}s`;
   }
+  // A seat taken in this tab: other tabs of this browser (My matches) hear it as a "storage" event.
+  const SEATS_KEY = "tf-seats-changed";
+  function seatsChanged() { try { localStorage.setItem(SEATS_KEY, String(Date.now())); } catch (e) { /* private mode */ } }
   const MOVE = { hand_started: ["开局", "dealt"], discarded: ["打出", "discarded"], punged: ["碰", "punged"],
                  konged: ["杠", "konged"], ting_declared: ["报听", "declared ready"], won: ["胡", "won"],
                  hand_ended: ["本局结束", "hand over"], match_ended: ["终局", "match over"] };
-  root.TF = { api, el, bi, toast, REGISTRY, VARIANTS, WINDS, WILD, left, MOVE, csrf };
+  root.TF = { api, el, bi, toast, REGISTRY, VARIANTS, WINDS, WILD, left, MOVE, csrf, seatsChanged, SEATS_KEY };
 })(window);

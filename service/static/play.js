@@ -40,6 +40,7 @@
     try {
       const claimed = await api("POST", `/web/matches/${matchId}/claim`, { token: decodeURIComponent(found[1]) });
       seat = claimed.seat;
+      window.TF.seatsChanged();
     } catch (err) { toast("链接无效 link no longer works: " + err.message); }
   }
 
