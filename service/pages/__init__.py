@@ -166,9 +166,9 @@ def my_matches():
     issue 13), else 304 when the time is up; counted by the waiting caps (429/503, issue 15)."""
     svc, held = service(), auth.held_matches(request.cookies)
     wait = _wait_seconds()
-    listed = mine.my_matches(svc, held)
+    listed, known = mine.my_matches(svc, held)
     if wait > 0 and _names(mine.list_tag(listed)):
-        listed = _wait_for_mine(svc, held, listed, min(wait, current_app.config["MAX_WAIT"]))
+        listed = _wait_for_mine(svc, held, listed, known, min(wait, current_app.config["MAX_WAIT"]))
     tag = mine.list_tag(listed)
     if _names(tag):
         return Response(status=304, headers={"ETag": tag})
@@ -191,13 +191,15 @@ def _names(tag: str) -> bool:
     return any(found.strip() in (tag, "*") for found in header.split(","))
 
 
-def _wait_for_mine(svc: Any, held: dict[str, str], listed: list[dict], seconds: float) -> list[dict]:
+def _wait_for_mine(
+    svc: Any, held: dict[str, str], listed: list[dict], known: dict[str, int], seconds: float
+) -> list[dict]:
     """Wait on the worker's WaiterHub for all the browser's matches at once (one condition, no
     query while waiting) until the list changes for this browser or time runs out. The list is
     read again only when one of its streams moved; an event hidden from its seat moves the stream
     but not the list, and the wait goes on as if nothing had happened (issue 13)."""
     slot = waiters.limits().acquire(request.remote_addr)
-    tag, known = mine.list_tag(listed), mine.stream_versions(svc, listed)
+    tag = mine.list_tag(listed)
     deadline = time.monotonic() + seconds
     try:
         while (remaining := deadline - time.monotonic()) > 0:
@@ -205,7 +207,7 @@ def _wait_for_mine(svc: Any, held: dict[str, str], listed: list[dict], seconds: 
             if moved == known:
                 break  # timed out
             known = moved
-            listed = mine.my_matches(svc, held)
+            listed, _ = mine.my_matches(svc, held)
             if mine.list_tag(listed) != tag:
                 break
     finally:

@@ -25,9 +25,12 @@ def seat_in(loaded: Loaded, token: Optional[str]) -> Optional[int]:
     return rooms.seat_of(loaded.room, token) if token else None
 
 
-def my_matches(svc: Any, held: dict[str, str]) -> list[dict]:
-    """One entry per match this browser holds a valid seat in: your turn first, then by deadline."""
-    out = []
+def my_matches(svc: Any, held: dict[str, str]) -> tuple[list[dict], dict[str, int]]:
+    """One entry per match this browser holds a valid seat in, your turn first, then by deadline;
+    and the stored (global) version of each listed match's stream, read by the same loads, for the
+    hub to wait past (never sent to the browser, whose numbering leaves out what its seat may not
+    see)."""
+    out, versions = [], {}
     for match_id, token in list(held.items())[:200]:
         try:
             loaded = svc.repo.load(match_id)
@@ -36,8 +39,9 @@ def my_matches(svc: Any, held: dict[str, str]) -> list[dict]:
         seat = seat_in(loaded, token)
         if seat is not None:
             out.append(_entry(svc, loaded, seat))
+            versions[stream_of(match_id)] = loaded.version
     order = {"your_turn": 0, "waiting": 1, "open": 2, "over": 3}
-    return sorted(out, key=lambda m: (order[m["state"]], m["deadline"] or "~", m["id"]))
+    return sorted(out, key=lambda m: (order[m["state"]], m["deadline"] or "~", m["id"])), versions
 
 
 def list_tag(entries: list[dict]) -> str:
@@ -45,12 +49,6 @@ def list_tag(entries: list[dict]) -> str:
     seat may see moves it; nothing hidden from the seat does), in the list's order."""
     digest = hashlib.sha256(repr([(m["id"], m["version"]) for m in entries]).encode()).hexdigest()
     return f'"m{digest[:20]}"'
-
-
-def stream_versions(svc: Any, entries: list[dict]) -> dict[str, int]:
-    """The stored (global) version of each listed match's stream, for the hub to wait past: never
-    sent to the browser, whose numbering leaves out what its seat may not see."""
-    return {stream_of(m["id"]): svc.repo.load(m["id"]).version for m in entries}
 
 
 def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
