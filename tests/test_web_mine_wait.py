@@ -16,6 +16,7 @@ import pytest
 
 from correspondence_helpers import App, preset  # noqa: F401 (fixture)
 from test_secrecy_tells import HS_HANDS
+from test_waiting_chat import until
 
 from service.pages import auth
 
@@ -54,13 +55,6 @@ class Poll(threading.Thread):
         started = time.monotonic()
         self.reply = mine(self.client, self.tag, self.wait)
         self.took = time.monotonic() - started
-
-
-def until(condition, seconds=10.0):
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert condition(), "timed out"
 
 
 def test_the_list_has_an_etag_and_a_wait_with_it_times_out_as_304(t):
