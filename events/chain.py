@@ -44,7 +44,7 @@ def hash_new_row(
 
     The canonical JSON of the hashed body is spliced together in its sorted key order around
     `payload_json` (itself canonical_json of the payload, and JSON nests verbatim), so the
-    digest is byte for byte the one compute_hash gives (tests/test_store.py proves it on random
+    digest is byte for byte the one compute_hash gives (tests/events/test_store.py proves it on random
     rows) without serialising the payload a second time.
     """
     text = encode_basestring  # what json.dumps(value, ensure_ascii=False) does with a str

@@ -1,6 +1,6 @@
 """PostgresEventStore: the EventStore contract on PostgreSQL (psycopg 3 and its connection pool).
 
-Same methods, arguments, results and errors as the SQLite EventStore (tests/test_store.py runs
+Same methods, arguments, results and errors as the SQLite EventStore (tests/events/test_store.py runs
 one suite against both). How order and uniqueness are kept across nodes (docs/STORE.md):
 
 * a stream's head row (`stream_heads`) is moved from exactly the expected version in the same

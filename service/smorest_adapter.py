@@ -1,4 +1,4 @@
-"""Every use of flask-smorest's private surface, in one place (tests/test_smorest_adapter.py checks it).
+"""Every use of flask-smorest's private surface, in one place (tests/service/test_smorest_adapter.py checks it).
 
 * `TilefoldApi` overrides `Api._register_error_handlers` and `Api._register_responses`: errors are
   application/problem+json with stable codes (service/problems.py), and so are the error responses

@@ -169,3 +169,14 @@ def pg_url(tmp_path):
     made = PostgresBackend(require_pg())
     yield made.target
     made.close()
+
+
+LAYERS = ("engine", "events", "service", "web", "reliability", "project")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test is marked with its folder's layer (`-m engine`, `-m "not web"`, …)."""
+    for item in items:
+        parts = item.path.relative_to(config.rootpath).parts
+        if len(parts) > 2 and parts[0] == "tests" and parts[1] in LAYERS:
+            item.add_marker(getattr(pytest.mark, parts[1]))

@@ -12,7 +12,7 @@ import pytest
 import engine
 from service import match_log as service_audit
 from service.cli import main
-from test_audit_support import first, rehash, rows_of
+from audit_support import first, rehash, rows_of
 
 
 def played(app, variant="koudiandian", options=None):

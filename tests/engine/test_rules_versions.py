@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from test_audit_support import finished_match, rows_of
+from audit_support import finished_match, rows_of
 
 import engine
 from engine import versions

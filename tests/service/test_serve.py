@@ -10,7 +10,7 @@ from pathlib import Path
 
 from served import free_port, wait_until_up
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_banner_names_the_database_the_api_and_the_pages(tmp_path):

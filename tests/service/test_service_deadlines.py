@@ -7,7 +7,7 @@ import pytest
 import engine
 from correspondence_helpers import HOUR, App, preset  # noqa: F401 (fixture)
 
-# 含山 presets from tests/test_hanshan_flow.py: seats 1 and 2 are asked 报听 at the deal; the
+# 含山 presets from tests/engine/test_hanshan_flow.py: seats 1 and 2 are asked 报听 at the deal; the
 # dealer's 5p is a win for 1 and 2 and a pung for 3; ROB builds seat 3's added kong of 5s that
 # seat 1 may rob.
 HANDS = ["23m5p8899pCCCFFFE", "123m456m789m123s5p", "777m46p111999sEE", "55p234678sSSWWC"]

@@ -23,7 +23,7 @@ from engine.tiles import kind
 from engine.variants.registry import VariantEntry
 from service import match_log
 from engine_helpers import given, then_refused
-from test_audit_support import rows_of
+from audit_support import rows_of
 
 
 # ---------------------------------------------------------------- the toy variant, as docs/ENGINE_API.md adds one

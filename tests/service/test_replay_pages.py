@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from service.routes.replays import SizedCache
-from test_audit_support import finished_match
+from audit_support import finished_match
 
 
 @pytest.fixture

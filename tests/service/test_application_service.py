@@ -9,7 +9,7 @@ import pathlib
 from events import EventStore
 from service.play import MatchService
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATTRIBUTES = {"repo", "decisions", "webhooks", "notifier", "clock", "bot_delay"}  # set by MatchService.__init__
 
 

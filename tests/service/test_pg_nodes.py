@@ -3,7 +3,7 @@
 Move deadlines are settled once when every node ticks; webhook notices are delivered once when
 every node delivers; a node's cached state is never older than what a client already saw from
 another node (ETag / If-Match); appends on one node wake watchers on the other (LISTEN/NOTIFY).
-The same over real processes, with a node SIGKILLed: tests/test_two_nodes.py.
+The same over real processes, with a node SIGKILLed: tests/reliability/test_two_nodes.py.
 """
 
 from __future__ import annotations

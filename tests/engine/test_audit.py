@@ -9,7 +9,7 @@ import pytest
 from engine.audit import audit
 from service import match_log as service_audit
 from service.cli import main
-from test_audit_support import chained_rows, finished_match, first, rehash, rows_of, selfplay
+from audit_support import chained_rows, finished_match, first, rehash, rows_of, selfplay
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import engine
-from test_audit_support import finished_match, open_match
+from audit_support import finished_match, open_match
 
 
 def test_frames_everyone_and_one_seat(client, app):

@@ -123,7 +123,7 @@ def test_review_marks_a_passed_win_as_guohu():
 
 
 def test_frames_are_gzipped_and_review_only_for_a_seat(app):
-    from test_audit_support import finished_match
+    from audit_support import finished_match
 
     match_id, _ = finished_match(app, "hanshan", {"hands": 2})
     client = app.test_client()

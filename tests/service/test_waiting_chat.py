@@ -3,7 +3,7 @@
 Like the view long-poll and the SSE streams, a chat wait asks the store nothing while it waits (the
 hub's watcher asks once per poll for every waiter, or hears a notification), is woken by a line
 appended in the same worker or by another process, and counts toward the waiting caps (429 per
-address, 503 in all, with Retry-After). PostgreSQL (another node's line): tests/test_pg_nodes.py.
+address, 503 in all, with Retry-After). PostgreSQL (another node's line): tests/service/test_pg_nodes.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conftest import MatchClient, flask_transport
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ADDRESS = "10.0.0.7"
 
 

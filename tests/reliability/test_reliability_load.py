@@ -44,7 +44,7 @@ class Server:
         self.proc = subprocess.Popen(
             cmd,
             env=env,
-            cwd=str(Path(__file__).resolve().parents[1]),
+            cwd=str(Path(__file__).resolve().parents[2]),
             stdout=self.log_file,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -9,7 +9,7 @@ import pytest
 
 from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
 
-from test_audit_support import finished_match
+from audit_support import finished_match
 
 
 pytestmark = BROWSER_MARKS

@@ -230,7 +230,7 @@ def test_405_names_the_allowed_methods(client):
 # -- names with markup are data, shown inertly --------------------------------------------------
 @pytest.fixture
 def finished_with_markup(app):
-    from test_audit_support import finished_match
+    from audit_support import finished_match
 
     return finished_match(app, "koudiandian", {"hands": 1}, names=(MARKUP, "\u202eevil\u0000", "名" * 40))
 

@@ -59,7 +59,7 @@ class Node:
         self.proc = subprocess.Popen(
             cmd,
             env=dict(os.environ, TILEFOLD_DB=url, TILEFOLD_RATE_LIMITS="0"),  # every client is 127.0.0.1
-            cwd=str(Path(__file__).resolve().parents[1]),
+            cwd=str(Path(__file__).resolve().parents[2]),
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -12,7 +12,7 @@ import pytest
 
 from served import serving
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def walkthrough() -> str:

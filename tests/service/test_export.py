@@ -8,7 +8,7 @@ import pytest
 
 from service import match_log as service_audit
 from service.cli import main
-from test_audit_support import finished_match, first, open_match, rehash, rows_of
+from audit_support import finished_match, first, open_match, rehash, rows_of
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from test_audit_support import finished_match
+from audit_support import finished_match
 from browser_support import ARGS, CHROMIUM
 from test_security_input import MARKUP
 

@@ -1,6 +1,6 @@
 """#15: the store under gunicorn's gevent worker (monkey-patched threading) keeps its promises.
 
-The durability tests (tests/test_store_durability.py) and the SQLite store suite run again in a child
+The durability tests (tests/events/test_store_durability.py) and the SQLite store suite run again in a child
 process with gevent's monkey patching, as a gevent worker runs: a write still returns only after
 its WAL fsync (done on gevent's thread pool), commits still share fsyncs, a failed fsync is still
 an error. The one store test that checks "a connection per thread" is replaced under gevent by
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("gevent")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUN_PATCHED = """
 from gevent import monkey; monkey.patch_all()
 import sys, pytest
@@ -35,7 +35,7 @@ def run_patched(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_durability_tests_hold_under_gevent():
-    result = run_patched("tests/test_store_durability.py")
+    result = run_patched("tests/events/test_store_durability.py")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
 
@@ -45,13 +45,13 @@ def test_the_store_suite_holds_under_gevent():
     # busy-loops on read_all with no sleep: a greenlet that never waits starves the writers (no
     # request handler in the service polls like that; the waiter hub sleeps between its queries)
     result = run_patched(
-        "tests/test_store.py",
+        "tests/events/test_store.py",
         "-k",
         "not postgres",
         "--deselect",
-        "tests/test_store.py::test_each_thread_gets_its_own_connection",
+        "tests/events/test_store.py::test_each_thread_gets_its_own_connection",
         "--deselect",
-        "tests/test_store.py::test_the_global_feed_never_skips_an_event_committed_late[sqlite]",
+        "tests/events/test_store.py::test_the_global_feed_never_skips_an_event_committed_late[sqlite]",
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
 
