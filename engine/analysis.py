@@ -116,6 +116,15 @@ def _convolve(a: tuple[int, ...], b: tuple[int, ...], sets: int) -> tuple[int, .
 # ---------------------------------------------------------------- missing / shanten
 
 
+class ImpossibleHand(ValueError):
+    """Counts no hand can have (a negative count): refused, never searched."""
+
+
+def _check_possible(counts: Sequence[int], wilds: int = 0) -> None:
+    if wilds < 0 or min(counts, default=0) < 0:
+        raise ImpossibleHand(f"impossible hand: negative tile counts {list(counts)} (wilds {wilds})")
+
+
 def _placed_standard(counts: Sequence[int], sets: int) -> int:
     return _combine([_group_frontier(counts, g) for g in range(4)], sets)
 
@@ -148,6 +157,7 @@ def missing(
     stand_in: Optional[tuple[int, int]] = None,
 ) -> int:
     """Fewest tiles the hand (natural `counts` plus `wilds`) still lacks to be complete."""
+    _check_possible(counts, wilds)
     size = 3 * sets + 2
     best = 0
     for variant in _variants(counts, stand_in):
@@ -239,6 +249,7 @@ def _after_each_draw(
     """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused."""
     rules = Rules(*fields)
     natural, wilds = split(counts, rules.wild)
+    _check_possible(natural, wilds)
     size = 3 * sets + 2
     seven = rules.seven_pairs and sets == 4
     stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
@@ -323,6 +334,8 @@ ValueOf = Callable[[Sequence[int], int], int]  # (13 counts, wait kind) -> the w
 def judge_discard(
     counts: Sequence[int], tile: int, sets: int, rules: Rules, hidden: Sequence[int], value_of: Optional[ValueOf] = None
 ) -> DiscardOption:
+    if counts[tile] < 1:
+        raise ImpossibleHand(f"impossible hand: it cannot let go of a tile kind {tile} it does not hold")
     rest = list(counts)
     rest[tile] -= 1
     return judge_hand(rest, sets, rules, hidden, value_of, tile=tile)

@@ -526,6 +526,7 @@
         });
         item.appendChild(w);
       }
+      if (r.why) item.appendChild(el("div", "rv-why muted", r.why));
       item.appendChild(el("div", r.differs ? "rv-verdict diff" : "rv-verdict same", r.differs ? "≠ 与分析不同 differs from the analyser" : "= 与分析一致 as the analyser"));
     }
     box.appendChild(item);

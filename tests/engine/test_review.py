@@ -1,0 +1,110 @@
+"""The review (复盘) judges each of a seat's decisions once, from the state the engine had when the
+seat decided, and flags only what the engine's legal actions offered then."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import analysis as A
+from engine.review import review
+from engine.scenario import run_scenario
+from engine.tiles import parse
+
+
+def _played(spec):
+    return run_scenario(spec)["events"]
+
+
+def _index(events, type_, seat):
+    return next(i for i, e in enumerate(events) if e["type"] == type_ and e.get("seat") == seat)
+
+
+def test_k2_a_ting_with_its_discard_is_one_decision_judged_before_the_hand_locks():
+    # given 扣点点: the dealer draws 9s to 123m 456m 789m 123p 1s, and declares 听 letting 1s go (waits 9s)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "147m147p147sESWN", "258m258p258sESWF", "369m369p369sESWP"],
+            "wall": "1s2s3s4s",
+            "actions": [{"seat": 0, "action": "ting", "tile": "1s"}],
+        }
+    )
+    # when the dealer's decisions are reviewed
+    entries = review(events, 0)
+    # then the 听 and its discard are one entry, at the 听, judged with every discard still open
+    ting = _index(events, "ting_declared", 0)
+    assert [e["index"] for e in entries] == [ting]
+    (entry,) = entries
+    assert entry["made"] == "1s" and entry["best"] == ["1s"] and not entry["differs"]
+    assert entry["made_judged"]["shanten"] == 0
+
+
+def test_k2_no_missed_win_when_the_win_became_legal_only_by_declaring():
+    # given 扣点点: the dealer's 14 tiles are complete but it has not declared (K-2: no win yet);
+    # it declares 听 with a discard of 1m (afterwards its hand could win on the drawn tile)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p88p", "147m147p147sESWN", "258m258p258sESWF", "369m369p369sESWP"],
+            "wall": "1s2s3s4s",
+            "actions": [{"seat": 0, "action": "ting", "tile": "1m"}],
+        }
+    )
+    # when the dealer's decisions are reviewed
+    entries = review(events, 0)
+    # then no 漏胡 is flagged: no win was legal at the decision
+    assert entries and all(e["kind"] != "missed_hu" for e in entries)
+
+
+def test_h4_a_ting_at_the_deal_is_not_judged_as_the_dealers_next_discard():
+    # given 含山: seat 1 is ready on its 13 dealt tiles and declares 听 at the deal (H-4); then the
+    # dealer lets 9s go, a tile seat 1 does not hold
+    events = _played(
+        {
+            "variant": "hanshan",
+            "wild": "9p",
+            "hands": ["147m147p147sESWN9s", "123m456m789m123s5s", "258m258p258sESWF", "369m369p3sESWNPC"],
+            "wall": "6s7s8s2s",
+            "actions": [{"seat": 1, "action": "ting"}, {"seat": 0, "action": "discard", "tile": "9s"}],
+        }
+    )
+    assert events[_index(events, "discarded", 0)]["tile"] == "9s"
+    # when seat 1's decisions are reviewed
+    entries = review(events, 1)
+    # then it raises nothing, and nothing judges a discard seat 1 did not make
+    assert all(e.get("made") != "9s" for e in entries)
+
+
+@pytest.mark.parametrize("hand, tile", [("123m456m789m12p", "9s"), ("123m456m789m1p", "1p")])
+def test_g4_the_analyser_refuses_an_impossible_hand_with_a_clear_error(hand, tile):
+    # given counts with a tile the hand does not hold (or a negative count once it is let go)
+    counts = [0] * 34
+    for k in parse(hand):
+        counts[k] += 1
+    rules = A.Rules()
+    if tile == "1p":
+        counts[parse(tile)[0]] -= 2
+        # when the analyser is asked about it, then it refuses with a ValueError (no endless recursion)
+        with pytest.raises(ValueError, match="impossible hand"):
+            A.hand_shanten(counts, 4, rules)
+    else:
+        with pytest.raises(ValueError, match="impossible hand"):
+            A.judge_discard(counts, parse(tile)[0], 4, rules, [4] * 34)
+
+
+def test_k1_the_review_says_why_its_discard_is_better_with_the_waits_and_their_unseen_copies():
+    # given 扣点点: the dealer draws 9s to 123m 456m 789m 123p 1s and lets 9s go (ready on 1s only)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "147m147p147sESWN", "258m258p258sESWF", "369m369p369sESWP"],
+            "wall": "1s2s3s4s",
+            "actions": [{"seat": 0, "action": "discard", "tile": "9s"}],
+        }
+    )
+    # when the dealer's decision is reviewed
+    (entry,) = review(events, 0)
+    # then letting 1s go is better (a wait on 9s, K-1: worth more), and the review says so with the waits
+    assert entry["differs"] and entry["best"] == ["1s"]
+    assert "waits are worth more" in entry["why"]
+    assert "9s (3 unseen" in entry["why"] and "1s (3 unseen" in entry["why"]
