@@ -16,7 +16,7 @@ sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # rep
 
 from engine.selfplay import play_match  # noqa: E402
 from events import compute_hash  # noqa: E402
-from service.match_log import parse_log, to_ndjson, verify_rows  # noqa: E402
+from service.usecases.match_log import parse_log, to_ndjson, verify_rows  # noqa: E402
 
 
 def selfplay(variant: str, hands: int) -> list[dict]:

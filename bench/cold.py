@@ -26,9 +26,9 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 
 from engine.selfplay import play_match, seeds_from  # noqa: E402
-from service import room as rooms  # noqa: E402
+from service.model import room as rooms  # noqa: E402
 from service.app import create_app  # noqa: E402
-from service.repository import Loaded, engine_events, stream_of  # noqa: E402
+from service.infra.repository import Loaded, engine_events, stream_of  # noqa: E402
 
 BATCH = 6  # events per append, about what one action and its automatic follow-ups write
 

@@ -16,7 +16,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (
 
 from events import EventStore  # noqa: E402
 from service.app import create_app  # noqa: E402
-from service.repository import MatchRepository  # noqa: E402
+from service.infra.repository import MatchRepository  # noqa: E402
 
 
 def finished_match(db: str, hands: int) -> str:

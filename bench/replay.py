@@ -32,7 +32,7 @@ BATCH = 6
 
 def build(db: str, match_id: str, hands: int) -> int:
     from engine.selfplay import play_match, seeds_from
-    from service import room as rooms
+    from service.model import room as rooms
     from service.app import create_app
 
     app = create_app({"DATABASE": db, "SYNCHRONOUS": "OFF", "TESTING": True})

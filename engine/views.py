@@ -26,7 +26,7 @@ WAITING = "waiting"  # the phase and window kind shown to anyone not asked in an
 #: who may rob, who answered what). Stripped for every viewer but "all" (docs/COORD: secrecy).
 DECISION_KEY = DECISION
 #: The only event types `redact` may hide from a viewer (`hidden_from`): window answers and the
-#: robbable added kong. The service's per-viewer versions read only these (service/numbering.py).
+#: robbable added kong. The service's per-viewer versions read only these (service/model/numbering.py).
 MAY_HIDE = frozenset({"kong_declared", "responded", "ting_declared"})
 
 

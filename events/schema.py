@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS stream_heads (
     version INTEGER NOT NULL,
     hash    TEXT    NOT NULL
 ) WITHOUT ROWID"""
-#: folded states of a stream (service/snapshots.py), keyed by the format they are in (which names
+#: folded states of a stream (service/infra/snapshots.py), keyed by the format they are in (which names
 #: the engine's rules version); derived data beside the events, never replacing them. `keep` = 0:
 #: a stream's rolling latest snapshot, replaced by the next one; kept ones (1) stay. A rowid table:
 #: a snapshot of a few KB stays on its leaf page (WITHOUT ROWID would spill it to overflow pages)

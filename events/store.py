@@ -202,7 +202,7 @@ class EventStore:
         rows = self._db.query("SELECT MAX(version) FROM events WHERE stream = ?", [stream])
         return rows[0][0] or 0
 
-    # -- change feed (the waiter hub: service/waiters.py) ---------------------------
+    # -- change feed (the waiter hub: service/infra/waiters.py) ---------------------------
     def head_position(self) -> int:
         """The highest global position written so far (0 for an empty store)."""
         return self._db.query("SELECT MAX(position) FROM events")[0][0] or 0

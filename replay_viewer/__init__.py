@@ -1,6 +1,6 @@
 """Replay viewer: the frames of a match (frames.py, from the engine only) and the page's assets.
 
-The service serves them (service/routes/replays.py, at /replay/<id>); this package imports nothing
+The service serves them (service/http/routes/replays.py, at /replay/<id>); this package imports nothing
 of the service (tests/project/test_architecture.py).
 """
 

@@ -8,15 +8,17 @@ from flask import Flask, request
 
 from events import cooperate_psycopg, initialise_store, open_store
 
-from . import config, correspondence, limits, pages, strict_json, waiters
-from .clock import SystemClock
-from .deadlines import Decisions
-from .notify import DeliverySettings, Notifier, Webhooks
-from .jsonio import OrjsonProvider
-from .play import MatchService
-from .repository import MatchRepository
-from .routes import blueprints
-from .smorest_adapter import TilefoldApi
+from .infra import config, waiters
+from .usecases import correspondence
+from .http import limits, pages, strict_json
+from .infra.clock import SystemClock
+from .infra.deadlines import Decisions
+from .infra.notify import DeliverySettings, Notifier, Webhooks
+from .http.jsonio import OrjsonProvider
+from .usecases.play import MatchService
+from .infra.repository import MatchRepository
+from .http.routes import blueprints
+from .http.smorest_adapter import TilefoldApi
 
 OPENAPI = {
     "API_TITLE": "Tilefold",
@@ -36,7 +38,7 @@ OPENAPI = {
 
 def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     """Build the app; settings come from TILEFOLD_* env vars, then `config_overrides`."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder="http/static")  # the pages' JS/CSS (docs/WEB.md)
     app.json = OrjsonProvider(app)
     app.config.update(config.from_env())
     app.config.update(OPENAPI)

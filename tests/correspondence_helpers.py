@@ -20,7 +20,7 @@ class App:
 
     def __init__(self, tmp_path, **config):
         from service.app import create_app
-        from service.clock import ManualClock
+        from service.infra.clock import ManualClock
 
         self.clock = ManualClock()
         settings = {
@@ -68,10 +68,10 @@ def preset(monkeypatch):
     """preset(hands, wall, wild): every hand the service deals starts from this preset."""
 
     def use(hands: list[str], wall: str, wild: Optional[str] = None) -> None:
-        import service.play
+        import service.usecases.play
 
         command = {"action": "start_hand", "preset": {"hands": hands, "wall": wall, "wild": wild}}
-        monkeypatch.setattr(service.play, "_deal_command", lambda: dict(command))
+        monkeypatch.setattr(service.usecases.play, "_deal_command", lambda: dict(command))
 
     return use
 

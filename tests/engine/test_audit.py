@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from engine.audit import audit
-from service import match_log as service_audit
+from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import chained_rows, finished_match, first, rehash, rows_of, selfplay
 

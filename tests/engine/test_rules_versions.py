@@ -18,7 +18,7 @@ from engine.scoring.context import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.tiles import kind, parse
 from engine.variants.hanshan import Hanshan
-from service import match_log as service_audit
+from service.usecases import match_log as service_audit
 
 
 def _rows(log: list[dict]) -> list[dict]:

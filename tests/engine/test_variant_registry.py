@@ -21,7 +21,7 @@ from engine.state import MatchState
 from engine.variants.base import Variant
 from engine.tiles import kind
 from engine.variants.registry import VariantEntry
-from service import match_log
+from service.usecases import match_log
 from engine_helpers import given, then_refused
 from audit_support import rows_of
 

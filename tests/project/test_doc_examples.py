@@ -80,7 +80,7 @@ def test_a_version_conflict_is_the_documented_problem(api):
 def test_a_decision_notice_has_the_documented_fields():
     """Given a dealt hand, when its dealer's decision is new, then the notice carries the documented fields."""
     import engine
-    from service.notify import notices
+    from service.infra.notify import notices
 
     state = engine.fold(
         engine.decide(

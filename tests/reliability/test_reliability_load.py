@@ -225,8 +225,8 @@ def run_clients(ledger: Ledger, base: str, seconds: float, chaos=None) -> None:
 
 
 def numbered(store, stream: str):
-    """The stream's per-viewer numbering, from its stored events (service/numbering.py)."""
-    from service.numbering import Numbering
+    """The stream's per-viewer numbering, from its stored events (service/model/numbering.py)."""
+    from service.model.numbering import Numbering
 
     return Numbering().extended((e.version, e.type, e.payload) for e in store.read(stream))
 

@@ -226,8 +226,8 @@ def test_G6_decision_notices_go_only_to_the_seats_asked_and_carry_no_other_seat(
     """Webhooks: a claim window's "your turn" notice goes to the asked seat alone (all four hooked)."""
     from engine_helpers import given, play
 
-    from service.deadlines import new_decisions
-    from service.notify import notices
+    from service.infra.deadlines import new_decisions
+    from service.infra.notify import notices
 
     state = given("hanshan", HS_HANDS, "7s7s1p", wild="N")
     before, _ = play(state, (1, "pass"), (2, "pass"))
@@ -244,7 +244,7 @@ def test_G6_decision_notices_go_only_to_the_seats_asked_and_carry_no_other_seat(
 
 # ---- per-viewer versions (issue 13): an answer in an open window changes nothing anyone else sees ----
 #
-# Every version a viewer sees counts only the events it may see (service/numbering.py), so while a
+# Every version a viewer sees counts only the events it may see (service/model/numbering.py), so while a
 # G-6 claim, G-7 rob or H-4 报听 window is open, an asked seat's answer moves no other viewer's
 # version, ETag, long-poll, feed or SSE id, and no feed ever has a gap.
 

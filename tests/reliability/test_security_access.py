@@ -108,7 +108,7 @@ def test_guessing_a_match_id_finds_nothing(api):
 
 
 def test_tokens_are_compared_with_hmac_compare_digest(api, two, monkeypatch):
-    from service import room
+    from service.model import room
 
     (match_id, owner, tokens), _ = two
     calls = []

@@ -143,7 +143,7 @@ def test_rate_limits_are_off_in_tests_unless_turned_on(tmp_path):
 
 
 def test_imports_have_a_smaller_default_body_cap(tmp_path):
-    from service.config import from_env
+    from service.infra.config import from_env
 
     assert from_env({})["MAX_IMPORT_BYTES"] == 4 * 1024 * 1024 < 16 * 1024 * 1024
     app = make_app(tmp_path)

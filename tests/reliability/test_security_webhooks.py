@@ -2,7 +2,7 @@
 
 import pytest
 
-from service.notify import refused_destination
+from service.infra.notify import refused_destination
 
 PRIVATE = [
     "http://127.0.0.1:8000/x",

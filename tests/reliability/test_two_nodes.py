@@ -254,8 +254,8 @@ def waiters_wake_across_nodes(cluster: Cluster, nodes) -> None:
 
 
 def numbered(store, stream: str):
-    """The stream's per-viewer numbering, from its stored events (service/numbering.py)."""
-    from service.numbering import Numbering
+    """The stream's per-viewer numbering, from its stored events (service/model/numbering.py)."""
+    from service.model.numbering import Numbering
 
     return Numbering().extended((e.version, e.type, e.payload) for e in store.read(stream))
 

@@ -7,7 +7,7 @@ import ast
 import pathlib
 
 from events import EventStore
-from service.play import MatchService
+from service.usecases.play import MatchService
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATTRIBUTES = {"repo", "decisions", "webhooks", "notifier", "clock", "bot_delay"}  # set by MatchService.__init__
@@ -35,7 +35,7 @@ def _service_calls(path: pathlib.Path) -> set[str]:
 
 def test_routes_and_pages_call_only_what_the_service_has():
     missing = {}
-    for folder in ("service/routes", "service/pages", "replay_viewer", "service"):
+    for folder in ("service/http/routes", "service/http/pages", "replay_viewer", "service"):
         for path in (ROOT / folder).glob("*.py"):
             unknown = {
                 name for name in _service_calls(path) if name not in ATTRIBUTES and not hasattr(MatchService, name)

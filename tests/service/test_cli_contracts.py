@@ -101,7 +101,7 @@ def test_match_ids_never_start_with_a_dash(monkeypatch):
     """`tilefold export -x…` would read a leading '-' as an option: ids are drawn again until they don't."""
     import secrets
 
-    from service import room
+    from service.model import room
 
     draws = iter(["-starts-with-dash", "fine_id"])
     monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(draws))

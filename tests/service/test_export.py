@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from service import match_log as service_audit
+from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import finished_match, first, open_match, rehash, rows_of
 

@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 import engine
-from service import match_log as service_audit
+from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import first, rehash, rows_of
 
@@ -172,7 +172,7 @@ def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path,
 def _edit_snapshot_in_file(db: str, stream: str, change) -> int:
     """The attacker again, on the snapshot a cold load reads (the stream's latest in the current
     format): triggers dropped, `change(conn, version, data)` run, triggers restored; its version."""
-    from service import snapshots
+    from service.infra import snapshots
 
     conn = sqlite3.connect(db)
     triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
@@ -192,7 +192,7 @@ def _edit_snapshot_in_file(db: str, stream: str, change) -> int:
 
 def _richer(data: bytes) -> bytes:
     """The snapshot's state with seat 0 100 points richer: a forged state in the genuine format."""
-    from service import snapshots
+    from service.infra import snapshots
 
     state, room, numbering = snapshots.decode(data)
     state.scores = [state.scores[0] + 100] + state.scores[1:]
@@ -257,7 +257,7 @@ def test_a_resealed_snapshot_pickle_naming_any_other_global_is_refused_unrun(app
     import pickle
 
     from events.chain import snapshot_seal
-    from service import snapshots
+    from service.infra import snapshots
 
     match_id, _, _ = played(app)
     db, stream = app.config["DATABASE"], f"match-{match_id}"

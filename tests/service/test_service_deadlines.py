@@ -41,7 +41,7 @@ def test_deadline_is_stored_in_match_created_and_shown_in_the_view(t):
     view = t.api.view(match_id, tokens[0]).body
     [deadline] = view["deadlines"]
     assert deadline["seat"] == 0 == view["view"]["pending"][0]
-    from service.clock import parse
+    from service.infra.clock import parse
 
     assert (parse(deadline["deadline"]) - parse(deadline["pending_since"])).total_seconds() == 7200
     assert deadline["deadline"].endswith("Z")
@@ -163,7 +163,7 @@ def test_vanished_players_match_ends_by_tick_alone(t, variant):
     human_moves = [e for e in decided if first_of_batch[e.recorded_at] is e]
     assert human_moves and all(e.payload.get("reason") == "timeout" for e in human_moves)
     # the log still audits: every timeout was a legal default
-    from service import match_log
+    from service.usecases import match_log
 
     verdict = match_log.verify_rows(t.svc.repo.store.export_rows(f"match-{match_id}"))
     assert verdict.ok, verdict.text()

@@ -10,7 +10,7 @@ import pytest
 
 import engine
 from engine.tiles import format_hand
-from service.repository import engine_events, stream_of
+from service.infra.repository import engine_events, stream_of
 
 TOKEN_KEYS = {"token_hash", "owner_token_hash"}
 

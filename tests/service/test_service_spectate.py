@@ -8,7 +8,7 @@ import engine
 from engine.views import WINDOW_PHASES
 
 from correspondence_helpers import App
-from service.room import SERVICE_EVENT_TYPES as SERVICE
+from service.model.room import SERVICE_EVENT_TYPES as SERVICE
 
 
 @pytest.fixture

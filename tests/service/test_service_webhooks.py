@@ -13,7 +13,7 @@ import pytest
 
 import engine
 from correspondence_helpers import HOUR, App, Receiver
-from service.notify import verify
+from service.infra.notify import verify
 
 
 @pytest.fixture

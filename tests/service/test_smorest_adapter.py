@@ -1,4 +1,4 @@
-"""flask-smorest's private surface that service/smorest_adapter.py relies on: these fail when the library changes."""
+"""flask-smorest's private surface that service/http/smorest_adapter.py relies on: these fail when the library changes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import flask_smorest
 import pytest
 from flask import Flask
 
-from service import smorest_adapter
-from service.smorest_adapter import APIDOC, Blueprint, TilefoldApi
+from service.http import smorest_adapter
+from service.http.smorest_adapter import APIDOC, Blueprint, TilefoldApi
 
 
 def test_api_init_calls_the_two_hooks_the_adapter_overrides():
@@ -59,7 +59,7 @@ def test_documentation_only_decorators_record_what_upstream_records(decorate):
 
 def test_arguments_still_documents_through_upstream():
     """The adapter's `arguments` wraps upstream's: the parameters reach the view's `_apidoc`."""
-    from service.schemas import JoinSchema
+    from service.http.schemas import JoinSchema
 
     def join(data):
         """A view."""

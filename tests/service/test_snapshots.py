@@ -8,9 +8,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import engine
 from engine.selfplay import play_match, seeds_from
 from events import EventStore
-from service import room as rooms, snapshots
-from service.repository import MatchRepository, engine_events, stream_of, to_new_event
-from service.numbering import Numbering
+from service.model import room as rooms
+from service.infra import snapshots
+from service.infra.repository import MatchRepository, engine_events, stream_of, to_new_event
+from service.model.numbering import Numbering
 
 _MATCHES: dict = {}
 

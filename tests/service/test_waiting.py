@@ -23,7 +23,7 @@ requests = pytest.importorskip("requests")
 from conftest import MatchClient, requests_transport  # noqa: E402
 from served import serving  # noqa: E402
 
-from service.waiters import WaiterHub, WaitLimits  # noqa: E402
+from service.infra.waiters import WaiterHub, WaitLimits  # noqa: E402
 
 STREAMS = LONG_POLLS = 64  # 128 waiting connections against the 8 threads of the old default server
 PROMPT = 10.0  # seconds: generous on a busy 2-core machine (the benchmark has the real figure)

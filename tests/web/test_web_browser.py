@@ -20,7 +20,7 @@ from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
 
 import engine
 from engine.tiles import name, parse
-from service.repository import engine_events
+from service.infra.repository import engine_events
 
 WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
 
@@ -566,7 +566,7 @@ def test_my_matches_follow_a_move_by_long_poll_not_by_timer(server, contexts):
     the API), then the page shows that discard within seconds, and every request it made after
     the first was a long-poll naming the list's ETag (`?wait=`, If-None-Match), none on a timer."""
     from conftest import MatchClient, flask_transport
-    from service.pages import auth
+    from service.http.pages import auth
 
     base, app = server
     api = MatchClient(flask_transport(app.test_client()))

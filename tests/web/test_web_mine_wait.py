@@ -18,7 +18,7 @@ from correspondence_helpers import App, preset  # noqa: F401 (fixture)
 from test_secrecy_tells import HS_HANDS
 from test_waiting_chat import until
 
-from service.pages import auth
+from service.http.pages import auth
 
 ADDRESS = "10.0.0.9"
 WAIT = 3.0  # seconds a long-poll may wait when nothing it may see happens

@@ -1,4 +1,4 @@
-"""The shared static folder: the tile drawing module (service/static/tiles.js) is served offline."""
+"""The shared static folder: the tile drawing module (service/http/static/tiles.js) is served offline."""
 
 from __future__ import annotations
 

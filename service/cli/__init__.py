@@ -1,0 +1,327 @@
+"""`tilefold` command line: each subcommand is a small function registered in COMMANDS."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable, Optional, Sequence
+
+#: name -> (configure(parser), run(args) -> exit code, help). Add a subcommand with @command.
+COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]] = {}
+
+
+def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] = lambda p: None):
+    """Register `run(args) -> int` as the subcommand `name`."""
+
+    def decorate(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = (configure, run, help)
+        return run
+
+    return decorate
+
+
+# -- serve ------------------------------------------------------------------------
+def _serve_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bind", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (gthread only; default 4)")
+    parser.add_argument(
+        "--worker-class",
+        default="gevent",
+        choices=("gevent", "gthread"),
+        help="gevent (default: a waiting client costs a greenlet, not a thread) or gthread",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="a postgresql:// URL or a SQLite file "
+        "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing",
+    )
+    parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
+
+
+@command("serve", "run the HTTP service under gunicorn (gevent workers)", _serve_args)
+def serve(args: argparse.Namespace) -> int:
+    from events import initialise_store
+
+    from ..infra.config import from_env
+
+    if args.db:
+        os.environ["TILEFOLD_DB"] = args.db
+    settings = from_env()
+    initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
+    options = {
+        "bind": args.bind,
+        "workers": args.workers,
+        "threads": args.threads,
+        "worker_class": args.worker_class,
+        "timeout": args.timeout,
+        "accesslog": None,
+        "graceful_timeout": 10,
+        "worker_tmp_dir": _memory_dir(),
+        # gunicorn >= 25.1 opens a control socket at one fixed path per user
+        # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
+        "control_socket_disable": True,
+    }
+    if args.worker_class == "gevent":
+        # every open connection is a greenlet: let a worker hold its waiting cap and the players besides
+        options["worker_connections"] = settings["MAX_WAITERS"] + 1000
+        _raise_open_files(options["worker_connections"] + 256)
+    print(banner(settings["DATABASE"], args.bind), flush=True)
+    gunicorn_app(options).run()
+    return 0
+
+
+def banner(database: str, bind: str) -> str:
+    """Where this server keeps its matches and where to reach it (printed by `tilefold serve`)."""
+    from urllib.parse import urlsplit
+
+    if "://" in database:  # a PostgreSQL URL: never print its password
+        parts = urlsplit(database)
+        where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+    else:
+        where = os.path.abspath(database)
+    base = "http://" + bind
+    return (
+        f"tilefold: database {where}\n"
+        f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
+        f"tilefold: pages    {base}/  (create or join a match; yours at {base}/my, replays at "
+        f"{base}/replay/<match id>)"
+    )
+
+
+def _raise_open_files(wanted: int) -> None:
+    """Lift the soft limit on open files towards `wanted` (never above the hard limit): each waiting
+    client is an open socket, and the usual soft limit of 1,024 would refuse the rest."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def _memory_dir() -> Optional[str]:
+    """/dev/shm for gunicorn's worker heartbeat file (its docs: a disk-backed one can stall workers)."""
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+
+
+def gunicorn_app(options: dict[str, Any]) -> Any:
+    """gunicorn with the Flask app built in each worker (the schema already exists); settings this
+    gunicorn does not know (an older one has no control socket) are left out."""
+    from gunicorn.app.base import BaseApplication
+
+    class GunicornApp(BaseApplication):  # gunicorn ships no type hints: an Any base
+        def load_config(self) -> None:
+            for key, value in options.items():
+                if value is not None and key in self.cfg.settings:
+                    self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            from ..app import create_app
+
+            return create_app({"INIT_DB": False})
+
+    return GunicornApp()
+
+
+# -- score ------------------------------------------------------------------------
+def _score_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="JSON file describing one win ('-' = stdin)")
+
+
+@command("score", "score one claimed win from JSON (exit 0 legal win, 1 not a win, 2 malformed)", _score_args)
+def score(args: argparse.Namespace) -> int:
+    from ..usecases.calculator import CalculatorInputError, score_json
+
+    try:
+        data = json.loads(_read(args.file))
+        result = score_json(data)
+    except (OSError, ValueError) as exc:  # JSONDecodeError and CalculatorInputError are ValueErrors
+        reason = str(exc) if isinstance(exc, CalculatorInputError) else f"cannot read input: {exc}"
+        print(f"tilefold score: {reason}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, ensure_ascii=False, indent=2))
+    return 0 if result.get("ok") else 1
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+# -- export / verify / import (docs/AUDIT.md; the work is in service/usecases/match_log.py) ---------------
+def _log_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", help="match id (export) or log file, '-' = stdin (verify, import)")
+    parser.add_argument("--format", choices=("ndjson", "json", "text"), default="ndjson", help="export format")
+    parser.add_argument(
+        "--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)"
+    )
+
+
+def _repo(db: Optional[str]) -> Any:
+    """A MatchRepository on `db` (default: the configured database), its schema created if missing."""
+    from events import initialise_store
+
+    from ..infra.config import from_env
+    from ..infra.repository import MatchRepository
+
+    return MatchRepository(initialise_store(db or from_env()["DATABASE"]))
+
+
+@command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
+def export_log(args: argparse.Namespace) -> int:
+    from ..usecases.match_log import export
+    from ..http.problems import ApiError
+
+    try:
+        body, _ = export(_repo(args.db), args.target, args.format)
+    except ApiError as exc:
+        print(f"tilefold export: {exc.detail}", file=sys.stderr)
+        return 1
+    sys.stdout.write(body)
+    return 0
+
+
+@command("verify", "audit an exported ndjson log: hash chain, seeds, every action and settlement", _log_args)
+def verify_log(args: argparse.Namespace) -> int:
+    from ..usecases.match_log import LogError, parse_log, verify_rows
+
+    try:
+        rows = parse_log(_read(args.target))
+    except (OSError, LogError) as exc:
+        print(f"FAIL: cannot read the log: {exc}")
+        return 2
+    verdict = verify_rows(rows)
+    print(verdict.text())
+    return 0 if verdict.ok else 1
+
+
+@command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
+def import_log(args: argparse.Namespace) -> int:
+    from ..usecases.match_log import LogError, import_rows, parse_log
+    from ..http.problems import ApiError
+    from ..model.room import new_match_id
+
+    try:
+        rows = parse_log(_read(args.target))
+        match_id = new_match_id()
+        verdict = import_rows(_repo(args.db), rows, match_id)
+    except (OSError, LogError) as exc:
+        print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
+        return 2
+    except ApiError as exc:
+        print(f"tilefold import: rejected: {exc.detail}", file=sys.stderr)
+        return 1
+    print(verdict.text())
+    print(match_id)
+    return 0
+
+
+# -- tick (correspondence play: service/usecases/correspondence.py) -------------------------------
+def _tick_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)"
+    )
+    parser.add_argument(
+        "--every",
+        type=float,
+        default=None,
+        help="repeat every N seconds instead of running once (e.g. a Procfile clock line)",
+    )
+
+
+@command("tick", "settle every overdue move deadline in every match and deliver due webhook notices", _tick_args)
+def tick(args: argparse.Namespace) -> int:
+    """Print one JSON line per pass (`svc.tick()`): once, or every `--every` seconds."""
+    import time
+
+    from ..app import create_app
+
+    if args.db:
+        os.environ["TILEFOLD_DB"] = args.db
+    svc = create_app({"WEBHOOK_WORKER": False}).extensions["tilefold"]
+    while True:
+        print(json.dumps(svc.tick()), flush=True)
+        if not args.every:
+            return 0
+        time.sleep(args.every)
+
+
+# -- copy (moving a deployment between SQLite and PostgreSQL: events/copy.py) -----------------
+def _copy_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="the store to copy from: a SQLite file or a postgresql:// URL")
+    parser.add_argument("destination", help="the store to copy into (created if missing)")
+    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
+
+
+@command(
+    "copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume", _copy_args
+)
+def copy(args: argparse.Namespace) -> int:
+    from events import Registry, initialise_store, is_postgres_url, open_store
+    from events.copy import copy_store
+
+    if not is_postgres_url(args.source) and not os.path.exists(args.source):
+        print(f"tilefold copy: no such SQLite file {args.source!r}", file=sys.stderr)
+        return 2
+    source = open_store(args.source, registry=Registry())  # raw rows: no upcasting needed
+    destination = initialise_store(args.destination, registry=Registry())
+    try:
+        tables = _service_tables(destination)
+        report = copy_store(source, destination, page=args.page, progress=_copy_progress, tables=tables)
+    finally:
+        source.close()
+        destination.close()
+    print(
+        json.dumps(
+            {
+                "streams": report.streams,
+                "rows_read": report.rows_read,
+                "rows_written": report.rows_written,
+                "side_rows": report.side_rows,
+                "problems": [str(p) for p in report.problems],
+                "mismatched": report.mismatched,
+                "verified": report.ok,
+            }
+        ),
+        flush=True,
+    )
+    return 0 if report.ok else 1
+
+
+def _service_tables(destination: Any) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The service's own tables (webhooks with their secrets, pending deadlines) to copy beside the
+    events (initialise_store created them on the destination: events/side_tables.py)."""
+    return {
+        "tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
+        "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version")),
+    }
+
+
+def _copy_progress(report: Any) -> None:
+    print(f"copied {report.rows_written} of {report.rows_read} rows read so far", file=sys.stderr, flush=True)
+
+
+# -- entry point --------------------------------------------------------------------
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="tilefold", description="Tilefold mahjong match service")
+    subs = top.add_subparsers(dest="command", required=True)
+    for name, (configure, run, help_text) in COMMANDS.items():
+        sub = subs.add_parser(name, help=help_text, description=help_text)
+        configure(sub)
+        sub.set_defaults(run=run)
+    return top
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    from . import scenario  # noqa: F401  (registers its subcommand)
+
+    args = parser().parse_args(argv)
+    return args.run(args)

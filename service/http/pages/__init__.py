@@ -1,0 +1,226 @@
+"""The browser pages: home (create a match), invite, my matches and the table (docs/WEB.md).
+
+Served by the same Flask app, offline (plain JS/CSS in service/http/static). The pages read and write
+through the public API; `auth.CookieSeats` lets their HttpOnly seat cookies stand in for the
+Bearer token. The routes here only render pages and move tokens into cookies.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request
+from marshmallow import ValidationError
+
+from engine.options import OptionError
+
+from ...usecases import match_log
+from ...infra import waiters
+from ...model import room as rooms
+from ..problems import ApiError
+from ..routes.variants import describe
+from ..schemas import ViewQuerySchema
+from ..web import service
+from . import auth, mine
+from .links import invite_url
+
+blp = Blueprint("pages", __name__, template_folder="templates")
+
+
+def install(app: Flask) -> None:
+    """Register the pages and the cookie-to-Bearer middleware."""
+    app.register_blueprint(blp)
+    app.wsgi_app = auth.CookieSeats(app.wsgi_app)  # type: ignore[method-assign]
+
+
+@blp.after_request
+def _csrf_cookie(response: Response) -> Response:
+    """Every page leaves a CSRF cookie (readable by the page's script; see auth.py)."""
+    if request.cookies.get(auth.CSRF_COOKIE) is None and getattr(g, "csrf", None):
+        _set(response, auth.CSRF_COOKIE, g.csrf, http_only=False)
+    response.headers.setdefault("Cache-Control", "no-store")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    return response
+
+
+def _page(template: str, **context) -> Response:
+    g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
+    html = render_template(template, csrf=g.csrf, variants=describe(), **context)
+    headers = {
+        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+    }
+    return Response(html, mimetype="text/html", headers=headers)
+
+
+def _set(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
+    response.set_cookie(
+        name, value, max_age=auth.MAX_AGE, path="/", httponly=http_only, samesite="Lax", secure=request.is_secure
+    )
+
+
+def _check_csrf() -> None:
+    if not auth.csrf_ok(
+        request.cookies, request.headers.get(auth.CSRF_HEADER), request.headers.get("Origin"), request.host
+    ):
+        raise ApiError(403, "csrf_failed", f"send the {auth.CSRF_HEADER} header from this site's own pages")
+
+
+def _body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise ApiError(400, "invalid_body", "send a JSON object")
+    return body
+
+
+# -- pages ------------------------------------------------------------------------
+@blp.route("/", methods=["GET"])
+def home():
+    return _page("home.html")
+
+
+@blp.route("/join/<match_id>", methods=["GET"])
+def join_page(match_id):
+    loaded = service().repo.load(match_id)  # 404 for an unknown match
+    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    return _page("join.html", match_id=match_id, seated=seat is not None)
+
+
+@blp.route("/my", methods=["GET"])
+def my_page():
+    return _page("my.html")
+
+
+@blp.route("/play/<match_id>", methods=["GET"])
+def play_page(match_id):
+    loaded = service().repo.load(match_id)
+    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    owner = rooms.matches(request.cookies.get(auth.owner_cookie(match_id)), loaded.room.owner_token_hash)
+    return _page(
+        "play.html",
+        match_id=match_id,
+        seat="" if seat is None else seat,
+        owner=owner,
+        invite=invite_url(match_id),
+        names=match_log.pattern_names(),
+    )
+
+
+# -- JSON helpers that set cookies --------------------------------------------------
+@blp.route("/web/matches", methods=["POST"])
+def create():
+    """Create a match from the home page; this browser keeps the owner token (HttpOnly cookie)."""
+    _check_csrf()
+    body = _body()
+    svc = service()
+    options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
+    deadline = body.get("deadline_seconds")
+    try:
+        match_id, owner_token, _ = _create(svc, str(body.get("variant", "")), options, deadline)
+    except OptionError as exc:
+        raise ApiError(400, "invalid_option", str(exc)) from None
+    response = jsonify({"id": match_id, "invite_url": invite_url(match_id), "play": f"/play/{match_id}"})
+    _set(response, auth.owner_cookie(match_id), owner_token)
+    return response, 201
+
+
+def _create(svc, variant: str, options: dict, deadline):
+    if deadline is not None and (
+        isinstance(deadline, bool) or not isinstance(deadline, int) or not 10 <= deadline <= 30 * 86400
+    ):
+        raise ApiError(400, "invalid_deadline", "deadline_seconds must be a whole number from 10 to 2592000")
+    if deadline:
+        return svc.create(variant, options, deadline_seconds=deadline)
+    return svc.create(variant, options)
+
+
+@blp.route("/web/matches/<match_id>/join", methods=["POST"])
+def join(match_id):
+    """Take the next seat with a display name; the seat token goes into an HttpOnly cookie."""
+    _check_csrf()
+    name = str(_body().get("name", "")).strip()[:40] or "Player"
+    seat, token, _ = service().join(match_id, name)
+    response = jsonify({"seat": seat, "play": f"/play/{match_id}"})
+    _set(response, auth.seat_cookie(match_id), token)
+    return response, 201
+
+
+@blp.route("/web/matches/<match_id>/claim", methods=["POST"])
+def claim(match_id):
+    """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
+    _check_csrf()
+    token = str(_body().get("token", ""))
+    seat = mine.seat_in(service().repo.load(match_id), token)
+    if seat is None:
+        raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
+    response = jsonify({"seat": seat})
+    _set(response, auth.seat_cookie(match_id), token)
+    return response
+
+
+@blp.route("/web/mine", methods=["GET"])
+def my_matches():
+    """Every match this browser holds a seat in, your turn first (see mine.py), with an ETag over
+    the list. `?wait=seconds` with If-None-Match naming it long-polls: answered when one of those
+    matches moves in the browser's seat's numbering (never for an event hidden from that seat,
+    issue 13), else 304 when the time is up; counted by the waiting caps (429/503, issue 15)."""
+    svc, held = service(), auth.held_matches(request.cookies)
+    wait = _wait_seconds()
+    listed, known = mine.my_matches(svc, held)
+    if wait > 0 and _names(mine.list_tag(listed)):
+        listed = _wait_for_mine(svc, held, listed, known, min(wait, current_app.config["MAX_WAIT"]))
+    tag = mine.list_tag(listed)
+    if _names(tag):
+        return Response(status=304, headers={"ETag": tag})
+    response = jsonify({"matches": listed})
+    response.headers["ETag"] = tag
+    return response
+
+
+def _wait_seconds() -> float:
+    try:
+        return float(ViewQuerySchema().load({"wait": request.args.get("wait", "0")})["wait"])
+    except ValidationError as exc:
+        detail = "the request does not fit the schema: query: wait: a number of seconds, 0 or more"
+        raise ApiError(400, "invalid_body", detail, errors={"query": exc.messages}) from exc  # as the API answers
+
+
+def _names(tag: str) -> bool:
+    """True when If-None-Match names `tag` (or *)."""
+    header = request.headers.get("If-None-Match") or ""
+    return any(found.strip() in (tag, "*") for found in header.split(","))
+
+
+def _wait_for_mine(
+    svc: Any, held: dict[str, str], listed: list[dict], known: dict[str, int], seconds: float
+) -> list[dict]:
+    """Wait on the worker's WaiterHub for all the browser's matches at once (one condition, no
+    query while waiting) until the list changes for this browser or time runs out. The list is
+    read again only when one of its streams moved; an event hidden from its seat moves the stream
+    but not the list, and the wait goes on as if nothing had happened (issue 13)."""
+    slot = waiters.limits().acquire(request.remote_addr)
+    tag = mine.list_tag(listed)
+    deadline = time.monotonic() + seconds
+    try:
+        while (remaining := deadline - time.monotonic()) > 0:
+            moved = waiters.hub().wait_any(known, remaining)
+            if moved == known:
+                break  # timed out
+            known = moved
+            listed, _ = mine.my_matches(svc, held)
+            if mine.list_tag(listed) != tag:
+                break
+    finally:
+        slot.release()
+    return listed
+
+
+@blp.route("/web/matches/<match_id>/ting", methods=["GET"])
+def ting(match_id):
+    """The seat's 报听 choices: each discard, the tiles it then waits on and their points."""
+    loaded = service().repo.load(match_id)
+    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    if seat is None:
+        raise ApiError(403, "invalid_token", "this browser holds no seat in this match")
+    return jsonify({"version": loaded.version_for(seat), "choices": mine.ting_choices(loaded, seat)})

@@ -1,0 +1,51 @@
+"""Match logs over HTTP: export a finished match (ndjson/json/text) and import a verified log."""
+
+from __future__ import annotations
+
+from flask import Response, current_app, request
+
+from ...usecases import match_log
+from ...model import room as rooms
+from ...model.presenters import summary
+from ..problems import ApiError
+from ..web import service
+from . import Blueprint, errors
+
+blp = Blueprint(
+    "export",
+    __name__,
+    url_prefix="/api/matches",
+    description="Export a finished match's log; import a verified log as a read-only match.",
+)
+DEFAULT_IMPORT_LIMIT = 4 * 1024 * 1024  # TILEFOLD_MAX_IMPORT (issue 13: was 16 MiB)
+
+
+@blp.route("/<match_id>/export", methods=["GET"])
+@blp.doc(parameters=[{"in": "query", "name": "format", "schema": {"type": "string", "enum": list(match_log.FORMATS)}}])
+@blp.alt_response(200, description="ndjson (one stored row a line), json or a readable text log", success=True)
+@errors(blp, 400, 404, 409, 503)
+def export_match(match_id):
+    """The log of a finished match (409 while it is in play); ndjson rows are exactly as stored."""
+    fmt = request.args.get("format", "ndjson")
+    body, mimetype = match_log.export(service().repo, match_id, fmt)
+    ext = {"ndjson": "ndjson", "json": "json", "text": "txt"}[fmt]
+    headers = {"Content-Disposition": f'inline; filename="tilefold-{match_id}.{ext}"'}
+    return Response(body, mimetype=mimetype, headers=headers)
+
+
+@blp.route("/import", methods=["POST"])
+@blp.alt_response(201, description="the new match's id, summary and the verdict", success=True)
+@errors(blp, 400, 413, 422, 503)
+def import_match():
+    """Verify an exported log (ndjson or a JSON list) and store it as a finished, read-only match."""
+    request.max_content_length = current_app.config.get("MAX_IMPORT_BYTES", DEFAULT_IMPORT_LIMIT)
+    text = request.get_data(as_text=True)
+    try:
+        rows = match_log.parse_log(text)
+    except match_log.LogError as exc:
+        raise ApiError(400, "invalid_log", str(exc)) from None
+    repo = service().repo
+    match_id = rooms.new_match_id()
+    verdict = match_log.import_rows(repo, rows, match_id)
+    body = {"id": match_id, "verdict": verdict.text(), "match": summary(repo.load(match_id), table=False)}
+    return body, 201, {"Location": f"/api/matches/{match_id}"}

@@ -1,0 +1,35 @@
+"""Invites: the owner issues a fresh invite for a seat (new token, the old one stops working)."""
+
+from __future__ import annotations
+
+from ...model import room as rooms
+from ..pages.links import play_url
+from ..problems import ApiError
+from ..schemas import ReissuedSchema
+from ..web import bearer_token, service
+from . import Blueprint, bearer, errors
+
+blp = Blueprint(
+    "invites",
+    __name__,
+    url_prefix="/api/matches",
+    description="Owner only: re-invite a seat whose player lost their browser (a seat_reissued event).",
+)
+
+
+@blp.route("/<match_id>/seats/<int:seat>/invite", methods=["POST"])
+@bearer(blp)
+@blp.response(200, ReissuedSchema)
+@errors(blp, 401, 403, 404, 409, 503)
+def reissue(match_id, seat):
+    """A new token for a human seat (shown once, with its play_url); the seat's old token stops working."""
+    svc = service()
+    loaded = svc.repo.load(match_id)
+    svc.check_owner(loaded, bearer_token())
+    if not 0 <= seat < rooms.SEATS or loaded.room.seats[seat] is None:
+        raise ApiError(404, "no_such_seat", "nobody sits in that seat yet: share the invite link instead")
+    if loaded.room.is_bot(seat):
+        raise ApiError(409, "bot_seat", "a bot plays that seat")
+    token = rooms.new_token()
+    loaded = svc.reissue_seat(match_id, seat, rooms.token_hash(token))
+    return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version_for(None)}

@@ -1,0 +1,37 @@
+"""Seats: join a match with a display name; the owner fills empty seats with bots."""
+
+from __future__ import annotations
+
+from ..pages.links import play_url
+from ...model.presenters import summary
+from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
+from ..web import bearer_token, service
+from . import Blueprint, bearer, errors
+
+blp = Blueprint(
+    "seats",
+    __name__,
+    url_prefix="/api/matches",
+    description="Seats fill in join order; seat 0 deals first. Four seats start the match.",
+)
+
+
+@blp.route("/<match_id>/seats", methods=["POST"])
+@blp.arguments(JoinSchema, error_status_code=400)
+@blp.response(201, JoinedSchema)
+@errors(blp, 404, 409, 413, 503)
+def join(data, match_id):
+    """Take the next free seat; the answer carries the seat token, shown only once, and its play_url."""
+    seat, token, loaded = service().join(match_id, data["name"].strip() or "Player")
+    return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "match": summary(loaded)}
+
+
+@blp.route("/<match_id>/bots", methods=["POST"])
+@bearer(blp)
+@blp.arguments(BotsSchema, error_status_code=400)
+@blp.response(200, BotsAddedSchema)
+@errors(blp, 401, 403, 404, 409, 413, 503)
+def add_bots(data, match_id):
+    """Owner only (Bearer owner token): fill empty seats with bots."""
+    seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"), data["level"])
+    return {"seats": seats, "match": summary(loaded)}

@@ -1,0 +1,314 @@
+"""Match streams in the event store, with an in-process LRU of folded (engine, room) state."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional, Union
+
+import engine
+from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent
+
+from ..model import room as rooms
+from ..model.numbering import NONE_HIDDEN, Numbering
+from ..http.problems import ApiError
+from .snapshots import Snapshots
+
+STREAM_PREFIX = "match-"
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A match folded up to `version`: the engine's state, the room, and which of its events each
+    viewer may not see (`numbering`: per-viewer versions, service/model/numbering.py)."""
+
+    match_id: str
+    version: int  # global: the store's numbering (appends, concurrency); never shown to a viewer in play
+    state: Any
+    room: rooms.Room
+    numbering: Numbering = NONE_HIDDEN
+
+    def version_for(self, viewer: Any) -> int:
+        """The match's version in `viewer`'s numbering (a seat, None/spectator: public, "all": global)."""
+        return self.numbering.local(self.version, viewer)
+
+    @property
+    def started(self) -> bool:
+        return self.room.full and self.state.phase != "lobby"
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == "match_over"
+
+
+def stream_of(match_id: str) -> str:
+    return STREAM_PREFIX + match_id
+
+
+def to_new_event(event: dict[str, Any]) -> NewEvent:
+    """An engine or service event dict ({"type": ..., fields}) as the store's NewEvent."""
+    payload = {key: value for key, value in event.items() if key != "type"}
+    return NewEvent(event["type"], payload)
+
+
+def to_engine_event(stored: StoredEvent) -> dict[str, Any]:
+    return {"type": stored.type, **stored.payload}
+
+
+def engine_events(stored: Iterable[StoredEvent]) -> list[dict[str, Any]]:
+    """Only the engine's events (service events never reach engine.fold)."""
+    return [to_engine_event(e) for e in stored if e.type not in rooms.SERVICE_EVENT_TYPES]
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What an append writes besides its events, in the same transaction (correspondence play).
+
+    `notices`: webhook notices (outbox rows); `writes`: the service's own rows that describe the
+    match after the append (its pending decisions, a seat's webhook), each `write(conn)`.
+    """
+
+    notices: tuple[dict, ...] = ()
+    writes: tuple[Callable[[Any], None], ...] = ()
+
+    def __add__(self, other: "Effects") -> "Effects":
+        return Effects(self.notices + other.notices, self.writes + other.writes)
+
+
+NO_EFFECTS = Effects()
+
+
+class StateCache:
+    """Thread-safe LRU: match id -> Loaded (immutable snapshots, never mutated)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._items: OrderedDict[str, Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> Optional[Loaded]:
+        with self._lock:
+            item = self._items.get(match_id)
+            if item is not None:
+                self._items.move_to_end(match_id)
+            return item
+
+    def put(self, loaded: Loaded) -> None:
+        with self._lock:
+            current = self._items.get(loaded.match_id)
+            if current is not None and current.version > loaded.version:
+                return
+            self._items[loaded.match_id] = loaded
+            self._items.move_to_end(loaded.match_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+VERIFIED_LIMIT = 100_000  # match ids whose checked range a worker remembers
+
+
+class MatchRepository:
+    """Loads and appends match streams; loading reads only the events after the cached version."""
+
+    def __init__(
+        self,
+        store: Union[EventStore, PostgresEventStore],
+        cache_size: int = 512,
+        snapshot_every: int = 100,
+        snapshot_head: bool = True,
+    ) -> None:
+        self.store = store
+        self.cache = StateCache(cache_size)
+        self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
+        self._verified: dict[str, int] = {}  # match id -> rows after this version were checked (issue 13)
+
+    def load(self, match_id: str) -> Loaded:
+        """The match at its latest version; 404 problem when there is no such match.
+
+        Not in this worker's cache: the latest snapshot plus the events after it (service/infra/snapshots.py).
+        """
+        cached = self.cache.get(match_id)
+        cold = cached is None
+        if cold:
+            cached = self._from_snapshot(match_id)
+            # issue 13: the rows this load folds (after the snapshot); read() checks older rows
+            # before it serves them, so no row reaches a client unchecked.
+            self.check_integrity(match_id, cached.version if cached else 0)
+        after = cached.version if cached else 0
+        new = self.store.read(stream_of(match_id), after=after)
+        if not new:
+            if cached is None:
+                raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            self.cache.put(cached)
+            return cached
+        loaded = self._fold(match_id, cached, new)
+        self.cache.put(loaded)
+        if cold and len(new) >= self.snapshots.every:  # none yet, or of an older rules version: rebuild
+            self.snapshots.save(
+                stream_of(match_id), loaded.version, loaded.state, loaded.room, numbering=loaded.numbering
+            )
+        return loaded
+
+    def _from_snapshot(self, match_id: str, max_version: Optional[int] = None) -> Optional[Loaded]:
+        found = self.snapshots.load(stream_of(match_id), max_version)
+        return Loaded(match_id, found[0], found[1], found[2], found[3]) if found else None
+
+    def at(self, match_id: str, version: int) -> Optional[Loaded]:
+        """The match folded up to exactly `version` from the latest snapshot at or before it (None: no
+        such version); bounded work however long the match (replay pages)."""
+        start = self._from_snapshot(match_id, version)
+        after = start.version if start else 0
+        new = self.read(match_id, after, until=version) if version > after else []
+        if not new:
+            return start
+        return self._fold(match_id, start, new)
+
+    def check_integrity(self, match_id: str, after: int = 0) -> None:
+        """Each row's hash against the chain (issue 13), when a match is loaded from disk (cold).
+
+        A row edited inside the database file (its triggers dropped and restored) no longer matches
+        its hash, or breaks the chain after it: 503 and a logged error instead of a forged state.
+        A cold load checks the rows after its snapshot (the ones it folds); `read` checks older rows
+        the first time this worker serves them (feeds, SSE, replays serve rows themselves), so every
+        row a client gets was checked, at a cost bounded by what is read. Cached matches are not re-read.
+        """
+        fast = getattr(self.store, "chain_problem", None)  # SQLite: no JSON parsed; else verify_stream
+        if fast is not None:
+            problem = fast(stream_of(match_id), after)
+        else:
+            after = 0
+            problem = "; ".join(str(p) for p in self.store.verify_stream(stream_of(match_id))[:3]) or None
+        if problem:
+            log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
+            raise ApiError(
+                503,
+                "integrity_error",
+                "this match's stored events fail their hash chain "
+                "(the database was edited); the operator has been alerted",
+            )
+        if len(self._verified) >= VERIFIED_LIMIT:
+            self._verified.clear()  # forgetting only means checking again
+        self._verified[match_id] = after  # rows after this version have been checked in this worker
+
+    def latest(self, match_id: str) -> Loaded:
+        """The newest state this worker knows (cached after its own appends), else load()."""
+        return self.cache.get(match_id) or self.load(match_id)
+
+    @staticmethod
+    def _fold(match_id: str, cached: Optional[Loaded], new: list[StoredEvent]) -> Loaded:
+        state = cached.state if cached else None
+        fresh = engine_events(new)
+        if fresh or state is None:
+            state = engine.fold(fresh, state)
+        room = rooms.fold(new, cached.room if cached else None)
+        if not room.exists:
+            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+        numbering = (cached.numbering if cached else NONE_HIDDEN).extended((e.version, e.type, e.payload) for e in new)
+        return Loaded(match_id, new[-1].version, state, room, numbering)
+
+    def append(
+        self,
+        match_id: str,
+        expected_version: int,
+        events: list[dict[str, Any]],
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
+        """Append to the match's stream, with its `effects` in the same transaction; `own`: see
+        EventStore.append (the result covers those)."""
+        return self.store.append(
+            stream_of(match_id),
+            expected_version,
+            [to_new_event(e) for e in events],
+            idempotency_key,
+            request_fingerprint=fingerprint,
+            own=own,
+            outbox=effects.notices or None,
+            extra=_run_all(effects.writes),
+        )
+
+    def prior_result(self, match_id: str, idempotency_key: str, fingerprint: Optional[str]) -> Optional[AppendResult]:
+        """The first result stored under an idempotency key of this match (replayed=True), or None;
+        IdempotencyMismatch when the key was used with another request."""
+        return self.store.idempotent_result(idempotency_key, stream_of(match_id), fingerprint)
+
+    def append_on(
+        self,
+        loaded: Loaded,
+        events: list[dict[str, Any]],
+        state: Any = None,
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
+        """Append on top of `loaded`, then cache the match folded in memory (no re-read, no re-fold).
+
+        `state` is the engine state after `events` when the caller already has it. The append only
+        succeeds at exactly `loaded.version`, so the folded result is the match at the new version;
+        the cache never moves backwards, so a newer state cached by a racing request is kept.
+        """
+        result = self.append(loaded.match_id, loaded.version, events, idempotency_key, fingerprint, own, effects)
+        if not result.replayed and result.first_version == loaded.version + 1:
+            after = _folded(loaded, events, state, loaded.version + len(events))
+            self.cache.put(after)
+            self.snapshots.after_append(stream_of(after.match_id), loaded.version, after, [e["type"] for e in events])
+        return result
+
+    def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
+        """Rows after `after` (up to `until`), each checked against the chain once per worker (issue 13)."""
+        limit = None if until is None else max(0, until - after)
+        if limit == 0:
+            return []
+        checked = self._verified.get(match_id)
+        if checked is None or after < checked:
+            self.check_integrity(match_id, after)
+        return self.store.read(stream_of(match_id), after=after, limit=limit)
+
+    def version(self, match_id: str) -> int:
+        return self.store.current_version(stream_of(match_id))
+
+    def match_ids_newest_first(self, before: Optional[str] = None, limit: int = 100) -> list[str]:
+        """Match ids, newest first by creation; `before`: a match id (the page's cursor)."""
+        streams = self.store.streams_newest_first(STREAM_PREFIX, None if before is None else stream_of(before), limit)
+        return [s[len(STREAM_PREFIX) :] for s in streams]
+
+    def match_ids(self) -> list[str]:
+        return [s[len(STREAM_PREFIX) :] for s in self.store.streams() if s.startswith(STREAM_PREFIX)]
+
+
+def room_after(room: rooms.Room, events: list[dict[str, Any]]) -> rooms.Room:
+    """The room with the service events among `events` (dicts, as appended) applied."""
+    for event in events:
+        if event["type"] in rooms.SERVICE_EVENT_TYPES:
+            room = rooms.evolve(room, event["type"], to_new_event(event).payload)
+    return room
+
+
+def _run_all(writes: tuple[Callable[[Any], None], ...]) -> Optional[Callable[[Any], None]]:
+    """One `extra(conn)` running every write in order (None when there is none)."""
+    if not writes:
+        return None
+
+    def run(conn: Any) -> None:
+        for write in writes:
+            write(conn)
+
+    return run
+
+
+def _folded(loaded: Loaded, events: list[dict[str, Any]], state: Any, version: int) -> Loaded:
+    """`loaded` with freshly appended events applied (service events to the room, the rest to the engine)."""
+    room = room_after(loaded.room, events)
+    if state is None:
+        fresh = [e for e in events if e["type"] not in rooms.SERVICE_EVENT_TYPES]
+        state = engine.fold(fresh, loaded.state) if fresh else loaded.state
+    numbering = loaded.numbering.extended(
+        (number, event["type"], event) for number, event in enumerate(events, start=loaded.version + 1)
+    )
+    return Loaded(loaded.match_id, version, state, room, numbering)

@@ -1,0 +1,156 @@
+"""Snapshots: a match's folded state kept beside its events (never replacing them).
+
+A snapshot is kept every `every` events and at every hand end (by the worker that appended
+them), and when a cold load had to fold more than `every` events (which also rebuilds snapshots
+after the engine's rules version changed). With `head` on, every other append also leaves the
+stream's rolling latest snapshot (one row per match, replaced by the next), so a cold load folds
+no event at all: folding is dear (a discard costs a claim analysis for each seat). A cold load reads the latest snapshot in the current
+format plus the events after it. The format key names the engine's rules version and the shape
+of the state's classes: a snapshot of any other format is ignored (and a new one written).
+
+Snapshots are pickles of (MatchState, Room, the per-viewer numbering as raw bytes) written only by this service into its own database
+(never imported: an import stores events only); docs/STORE.md, "Snapshots". Each row is sealed to
+the hash chain (issue 13): the store keeps the hash of the event row at the snapshot's version and
+a seal over its bytes bound to that hash, and checks both before handing the bytes over, so an
+edited snapshot row is never unpickled: the load answers 503 `integrity_error` with a logged error,
+as for an edited event row. The bytes are then unpickled with only the state's own classes
+allowed (`decode`): no other global, so no function call. docs/AUDIT.md, "Integrity on load".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import logging
+import pickle
+from typing import Any, Iterable, Optional
+
+import engine
+from engine import state as states
+from events import ForgedSnapshot
+
+from ..model import room as rooms
+from ..model.numbering import NONE_HIDDEN, Numbering
+from ..http.problems import ApiError
+
+log = logging.getLogger(__name__)
+HAND_ENDS = frozenset({"hand_ended", "match_ended"})
+PICKLE_PROTOCOL = 5
+
+
+#: every class a snapshot holds, and the only globals `decode` lets a pickle name
+CLASSES = (states.MatchState, states.HandState, states.SeatHand, states.Window, rooms.Room, rooms.Seat)
+ALLOWED = {(c.__module__, c.__qualname__): c for c in CLASSES}
+
+
+def _shape() -> str:
+    """The field names of every class a snapshot holds: a new field makes old snapshots unreadable."""
+    text = ";".join(f"{c.__name__}:{','.join(f.name for f in dataclasses.fields(c))}" for c in CLASSES)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+SHAPE = _shape()
+
+
+def format_key() -> str:
+    """The format snapshots are written (and read) in now: sealed pickle, rules version, state shape
+    ("sealed": rows from before seals are never read, so they cannot pass for sealed ones;
+    "numbered": with the per-viewer numbering, service/model/numbering.py)."""
+    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}-numbered"
+
+
+def encode(state: Any, room: rooms.Room, numbering: Numbering = NONE_HIDDEN) -> bytes:
+    clean = state.clone()
+    clean.cache, clean.rules = {}, None  # derived; rebuilt on demand (engine.actions)
+    return pickle.dumps((clean, room, numbering.to_bytes()), protocol=PICKLE_PROTOCOL)
+
+
+class RefusedGlobal(pickle.UnpicklingError):
+    """A snapshot's pickle names a global that is not one of the state's classes: never written by
+    this service, so a forged snapshot (whatever its seal says)."""
+
+
+class _StateUnpickler(pickle.Unpickler):
+    """Unpickles only the state's own classes (docs.python.org's "Restricting Globals")."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = ALLOWED.get((module, name))
+        if found is None:
+            raise RefusedGlobal(f"a snapshot may not name {module}.{name}")
+        return found
+
+
+def decode(data: bytes) -> tuple[Any, rooms.Room, Numbering]:
+    """(state, room, per-viewer numbering) of a snapshot (service/model/numbering.py: the versions hidden
+    from each viewer up to the snapshot, so a cold load reads no older event for them; kept as
+    plain bytes, so the pickle names no class of its own)."""
+    state, room, hidden = _StateUnpickler(io.BytesIO(data)).load()
+    if not isinstance(state, states.MatchState) or not isinstance(room, rooms.Room):
+        raise pickle.UnpicklingError("a snapshot is (MatchState, Room, numbering)")
+    return state, room, Numbering.from_bytes(hidden)
+
+
+def refuse_forged(stream: str, problem: Exception) -> ApiError:
+    """Log an edited snapshot row as an error; the 503 problem a load answers instead of its state."""
+    log.error("%s fails its snapshot check, refusing to serve it: %s", stream, problem)
+    return ApiError(
+        503,
+        "integrity_error",
+        "this match's stored snapshot fails its check against the hash chain "
+        "(the database was edited); the operator has been alerted",
+    )
+
+
+class Snapshots:
+    """Save and load a match's snapshots in the event store (`save_snapshot` / `load_snapshot`)."""
+
+    def __init__(self, store: Any, every: int, head: bool = True) -> None:
+        self.store = store
+        self.every = max(1, int(every))
+        self.head = head
+        self.enabled = store is None or hasattr(store, "load_snapshot")  # a backend without them: always fold
+
+    def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room, Numbering]]:
+        """(version, state, room, numbering) of the latest usable snapshot, or None (an unreadable
+        one is ignored); a forged one (seal, chain or a refused global) is a 503 with a logged error."""
+        if not self.enabled:
+            return None
+        try:
+            found = self.store.load_snapshot(stream, format_key(), max_version)  # seal checked first
+            if found is None:
+                return None
+            state, room, numbering = decode(found[1])
+            return found[0], state, room, numbering
+        except (ForgedSnapshot, RefusedGlobal) as forged:
+            raise refuse_forged(stream, forged) from None
+        except Exception:  # noqa: BLE001 - a snapshot is an optimisation: fold from the start instead
+            log.warning("ignoring an unreadable snapshot of %s", stream, exc_info=True)
+            return None
+
+    def save(
+        self,
+        stream: str,
+        version: int,
+        state: Any,
+        room: rooms.Room,
+        keep: bool = True,
+        numbering: Numbering = NONE_HIDDEN,
+    ) -> None:
+        if not self.enabled:
+            return
+        try:
+            self.store.save_snapshot(stream, version, format_key(), encode(state, room, numbering), keep=keep)
+        except Exception:  # noqa: BLE001 - never fail a request over a snapshot
+            log.warning("could not save a snapshot of %s at %s", stream, version, exc_info=True)
+
+    def after_append(self, stream: str, before: int, loaded: Any, event_types: Iterable[str]) -> None:
+        """The snapshot an append from version `before` to `loaded` leaves: kept, rolling or none."""
+        if self.due(before, loaded.version, event_types):
+            self.save(stream, loaded.version, loaded.state, loaded.room, numbering=loaded.numbering)
+        elif self.head:
+            self.save(stream, loaded.version, loaded.state, loaded.room, keep=False, numbering=loaded.numbering)
+
+    def due(self, before: int, after: int, event_types: Iterable[str]) -> bool:
+        """Whether an append moving a match from `before` to `after` should leave a snapshot."""
+        return after // self.every > before // self.every or any(t in HAND_ENDS for t in event_types)

@@ -1,0 +1,304 @@
+"""Waiting clients (long-polls, SSE streams): one watcher per worker process, caps per address.
+
+A worker has ONE `WaiterHub`, told of appends by two pluggable sources:
+- `store.watch(callback)`: callback(stream, version) after an append commits. SQLite calls it for
+  this process's own appends; PostgreSQL for every node's (LISTEN/NOTIFY; ("*", 0) after its
+  listener reconnected: anything may have moved, each watched stream is checked again).
+- the change feed (`appended_since`, both backends): the hub's watcher (a thread; a greenlet under
+  gunicorn's gevent worker) asks the store which streams moved since it last looked, one indexed
+  query however many clients wait, once per poll interval (SQLite), or when the store's
+  `append_source().wait(timeout)` returns early on a notification (PostgreSQL LISTEN/NOTIFY).
+It then wakes the clients waiting on those streams. A waiter costs a condition wait, never a
+thread of its own under gevent.
+
+`WaitLimits` caps how many waits are open at once: per client address (429) and in all (503),
+both with Retry-After (docs/API.md, "Waiting").
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Optional
+
+from ..http.problems import ApiError
+
+log = logging.getLogger(__name__)
+
+
+class _Watch:
+    """The waiters of one stream: their condition, how many, the newest version seen, and the
+    conditions of waiters on several streams at once (`WaiterHub.wait_any`) that include it."""
+
+    __slots__ = ("cond", "count", "version", "groups")
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.cond = threading.Condition(lock)
+        self.count = 0
+        self.version = 0
+        self.groups: set[threading.Condition] = set()
+
+
+class PollingSource:
+    """ "Appends may have happened" every `interval` seconds (SQLite: no notifications)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+
+    def wait(self, timeout: float) -> None:
+        time.sleep(min(timeout, self.interval))
+
+
+class WaiterHub:
+    """Wakes the waiters of a stream when it moves; one store query per poll for all of them."""
+
+    def __init__(self, store: Any, interval: float, source: Any = None) -> None:
+        self.store = store
+        self.interval = max(0.001, float(interval))
+        self.source = source
+        self._lock = threading.Lock()
+        self._watches: dict[str, _Watch] = {}
+        self._pid: Optional[int] = None
+        self.polls = 0  # queries made by the watcher (tests and benchmarks read it)
+
+    # -- waiting ------------------------------------------------------------------
+    def wait(self, stream: str, seen: int, timeout: float) -> int:
+        """Block until `stream` is past version `seen` or `timeout` seconds pass; its newest known version."""
+        self._ensure_watcher()
+        watch = self._enter(stream)
+        try:
+            self._raise(stream, watch, self.store.current_version(stream))  # closes the start-up race
+            deadline = time.monotonic() + max(0.0, timeout)
+            with watch.cond:
+                while watch.version <= seen:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    watch.cond.wait(remaining)
+                return watch.version
+        finally:
+            self._leave(stream, watch)
+
+    def wait_any(self, seen: dict[str, int], timeout: float) -> dict[str, int]:
+        """Block until any stream of `seen` is past its version there, or `timeout` seconds pass (with
+        no stream, just the timeout); the newest known version of each. My matches waits on a
+        browser's matches this way: one condition, however many streams (service/http/pages)."""
+        self._ensure_watcher()
+        watches = {stream: self._enter(stream) for stream in seen}
+        group = threading.Condition(self._lock)  # the lock every watch's condition shares
+        with group:
+            for watch in watches.values():
+                watch.groups.add(group)
+        try:
+            for stream, watch in watches.items():  # closes the start-up race, as `wait` does
+                self._raise(stream, watch, self.store.current_version(stream))
+            deadline = time.monotonic() + max(0.0, timeout)
+            with group:
+                while all(watch.version <= seen[stream] for stream, watch in watches.items()):
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    group.wait(remaining)
+                return {stream: max(watch.version, seen[stream]) for stream, watch in watches.items()}
+        finally:
+            with group:
+                for watch in watches.values():
+                    watch.groups.discard(group)
+            for stream, watch in watches.items():
+                self._leave(stream, watch)
+
+    def appended(self, stream: str, version: int) -> None:
+        """`stream` was appended to up to `version` (store.watch): wake its waiters now; "*": every
+        watched stream may have moved (a notification listener reconnected)."""
+        if stream == "*":
+            for name, watch in list(self._watches.items()):
+                self._raise(name, watch, self.store.current_version(name))
+            return
+        found = self._watches.get(stream)
+        if found is not None:
+            self._raise(stream, found, version)
+
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return sum(w.count for w in self._watches.values())
+
+    def _enter(self, stream: str) -> _Watch:
+        with self._lock:
+            watch = self._watches.get(stream)
+            if watch is None:
+                watch = self._watches[stream] = _Watch(self._lock)
+            watch.count += 1
+            return watch
+
+    def _leave(self, stream: str, watch: _Watch) -> None:
+        with self._lock:
+            watch.count -= 1
+            if watch.count <= 0 and self._watches.get(stream) is watch:
+                del self._watches[stream]
+
+    def _raise(self, stream: str, watch: _Watch, version: int) -> None:
+        with watch.cond:
+            if version > watch.version:
+                watch.version = version
+                watch.cond.notify_all()
+                for group in watch.groups:
+                    group.notify_all()
+
+    # -- the watcher ------------------------------------------------------------------
+    def _ensure_watcher(self) -> None:
+        if self._pid == os.getpid():
+            return
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()  # a forked worker starts its own
+            if not hasattr(self.store, "appended_since"):
+                return  # its watch() sees every node's appends: nothing to poll
+            if self.source is None:  # the store's notifications (PostgreSQL), else a fixed interval
+                make = getattr(self.store, "append_source", None)
+                self.source = make() if make is not None else PollingSource(self.interval)
+            threading.Thread(target=self._watch_forever, name="tilefold-waiters", daemon=True).start()
+
+    def _watch_forever(self) -> None:
+        position: Optional[int] = None
+        while True:
+            try:
+                position = self._watch_once(position)
+            except Exception:  # noqa: BLE001 - the watcher must outlive a storage hiccup
+                log.exception("watching the store for appends failed")
+                position = None
+                time.sleep(self.interval)
+
+    def _watch_once(self, position: Optional[int]) -> Optional[int]:
+        """Wait for appends, then wake the waiters of every stream that moved; the new position."""
+        notified = not isinstance(self.source, PollingSource)
+        self.source.wait(max(self.interval, 1.0) if notified else self.interval)  # notified: 1 s safety net
+        if not self._watches:
+            return None  # nobody waits: no queries; a new waiter checks its stream itself
+        if position is None:
+            self.polls += 1
+            return self.store.head_position()
+        self.polls += 1
+        position, changed = self.store.appended_since(position)
+        for stream, version in changed.items():
+            watch = self._watches.get(stream)
+            if watch is not None:
+                self._raise(stream, watch, version)
+        return position
+
+
+class Slot:
+    """One open wait counted by WaitLimits; release() once (idempotent)."""
+
+    __slots__ = ("_limits", "_address")
+
+    def __init__(self, limits: "WaitLimits", address: str) -> None:
+        self._limits: Optional[WaitLimits] = limits
+        self._address = address
+
+    def release(self) -> None:
+        if self._limits is not None:
+            self._limits._release(self._address)
+            self._limits = None
+
+
+class WaitLimits:
+    """Caps on open waits (long-polls and streams) in this worker: per client address and in all."""
+
+    def __init__(self, per_address: int, total: int, retry_after: int = 5) -> None:
+        self.per_address, self.total, self.retry_after = per_address, total, retry_after
+        self._lock = threading.Lock()
+        self._by_address: dict[str, int] = {}
+        self._open = 0
+
+    def acquire(self, address: Optional[str]) -> Slot:
+        """A slot for one more wait from `address`; 429 (that address) or 503 (everyone) beyond the caps."""
+        address = address or "?"
+        with self._lock:
+            mine = self._by_address.get(address, 0)
+            if self.per_address > 0 and mine >= self.per_address:
+                raise self._refusal(
+                    429, "too_many_waits", f"at most {self.per_address} open streams and long-polls per client address"
+                )
+            if self.total > 0 and self._open >= self.total:
+                raise self._refusal(
+                    503, "server_waits_full", "the server holds as many open streams and long-polls as it allows"
+                )
+            self._by_address[address] = mine + 1
+            self._open += 1
+        return Slot(self, address)
+
+    @property
+    def open(self) -> int:
+        return self._open
+
+    def _release(self, address: str) -> None:
+        with self._lock:
+            self._open -= 1
+            left = self._by_address.get(address, 1) - 1
+            if left > 0:
+                self._by_address[address] = left
+            else:
+                self._by_address.pop(address, None)
+
+    def _refusal(self, status: int, code: str, detail: str) -> ApiError:
+        return ApiError(status, code, detail, {"Retry-After": str(self.retry_after)})
+
+
+class SharedAnswers:
+    """What many woken waiters of one match version would each compute alike (a viewer's SSE
+    payload, a seat's private view), computed once and handed to all: a small LRU."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._items: "OrderedDict[tuple, Any]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: tuple, make: Any) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        made = make()  # outside the lock: two may make it at once, both right
+        with self._lock:
+            self._items[key] = made
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return made
+
+
+# -- wiring ----------------------------------------------------------------------------
+def install(app: Any, repo: Any) -> None:
+    """The worker's hub and limits on `app`; the repository's appends wake this worker's waiters."""
+    config = app.config
+    app.extensions["tilefold_waiters"] = hub_ = WaiterHub(repo.store, config["POLL_INTERVAL"])
+    app.extensions["tilefold_wait_limits"] = WaitLimits(
+        config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"], config["WAIT_RETRY_AFTER"]
+    )
+    app.extensions["tilefold_shared_answers"] = SharedAnswers()
+    watch = getattr(repo.store, "watch", None)
+    if watch is not None:
+        watch(hub_.appended)
+
+
+def hub() -> WaiterHub:
+    from flask import current_app
+
+    return current_app.extensions["tilefold_waiters"]
+
+
+def shared() -> SharedAnswers:
+    from flask import current_app
+
+    return current_app.extensions["tilefold_shared_answers"]
+
+
+def limits() -> WaitLimits:
+    from flask import current_app
+
+    return current_app.extensions["tilefold_wait_limits"]

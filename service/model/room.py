@@ -1,0 +1,168 @@
+"""The room projection: who sits where, owner token hash; folded from service-level events."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, Iterable, Optional
+
+SEATS = 4
+MATCH_CREATED = "match_created"
+SEAT_JOINED = "seat_joined"
+ORDERS_SET = "orders_set"  # a seat's standing orders (service/model/orders.py)
+WEBHOOK_SET = "webhook_set"  # a seat (un)registered a webhook; URL and secret live in tf_webhooks
+SPECTATING_SET = "spectating_set"  # the owner turned spectating on or off
+SEAT_REISSUED = "seat_reissued"  # the owner issued a fresh invite for a seat: a new token, the old one stops working
+#: the H-4 报听 window at the deal closed on an answer nobody else sees (issue 13, per-viewer
+#: versions): the one event that tells the table it moved on (no engine event follows the last
+#: answer there, unlike a G-6/G-7 window's resolution); it changes no room state
+WINDOW_CLOSED = "window_closed"
+SERVICE_EVENT_TYPES = frozenset(
+    {MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET, SEAT_REISSUED, WINDOW_CLOSED}
+)
+NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
+#: payload fields of service events that no response may ever contain.
+SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One taken seat; `token_hash` is the SHA-256 hex of the seat token (None for bots)."""
+
+    name: str
+    bot: bool
+    token_hash: Optional[str]
+    level: Optional[str] = None  # a bot's level: "easy" | "normal" (bots recorded before levels: "easy")
+
+
+@dataclass(frozen=True)
+class Room:
+    """The match's room: variant, normalised options, owner token hash and the four seats."""
+
+    variant: Optional[str] = None
+    options: Optional[dict] = None
+    owner_token_hash: Optional[str] = None
+    created_at: Optional[str] = None
+    seats: tuple[Optional[Seat], ...] = (None,) * SEATS
+    deadline_seconds: Optional[int] = None  # correspondence play: time per decision (None: no limit)
+    orders: tuple[tuple[bool, bool], ...] = (NO_ORDERS,) * SEATS  # per seat (auto_pass, auto_discard)
+    webhooks: tuple[bool, ...] = (False,) * SEATS  # per seat: a webhook is registered
+    spectating: bool = True
+
+    @property
+    def exists(self) -> bool:
+        return self.variant is not None
+
+    @cached_property  # asked several times a request; a Room never changes (frozen)
+    def full(self) -> bool:
+        return all(seat is not None for seat in self.seats)
+
+    def free_seat(self) -> Optional[int]:
+        """The next seat to fill (seats fill in join order), None when full."""
+        return next((i for i, seat in enumerate(self.seats) if seat is None), None)
+
+    def is_bot(self, seat: int) -> bool:
+        taken = self.seats[seat]
+        return taken is not None and taken.bot
+
+    def bot_level(self, seat: int) -> str:
+        taken = self.seats[seat]
+        return (taken.level if taken is not None else None) or "easy"
+
+    def public_seats(self) -> list[Optional[dict]]:
+        return [
+            None if s is None else {"seat": i, "name": s.name, "bot": s.bot, **({"level": s.level} if s.bot else {})}
+            for i, s in enumerate(self.seats)
+        ]
+
+
+def new_token() -> str:
+    """A fresh secret token (shown once, stored only as its hash)."""
+    return secrets.token_urlsafe(24)
+
+
+def new_match_id() -> str:
+    """A fresh, unguessable match id (96 bits) that never starts with '-' (a command line would read
+    `tilefold export -x…` as an option)."""
+    while True:
+        match_id = secrets.token_urlsafe(12)
+        if not match_id.startswith("-"):
+            return match_id
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def matches(token: Optional[str], stored_hash: Optional[str]) -> bool:
+    """Constant-time comparison of a presented token against a stored hash."""
+    return token is not None and bool(token) and _same_hash(token_hash(token), stored_hash)
+
+
+def seat_of(room: Room, token: str) -> Optional[int]:
+    """The seat whose token this is (the token is hashed once; every seat is compared, in constant time each)."""
+    if not token:
+        return None
+    presented, found = token_hash(token), None
+    for index, seat in enumerate(room.seats):
+        if seat is not None and _same_hash(presented, seat.token_hash):
+            found = index
+    return found
+
+
+def _same_hash(presented_hash: str, stored_hash: Optional[str]) -> bool:
+    return stored_hash is not None and bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash)
+
+
+def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:
+    """Apply one service event to the room (other event types leave it unchanged)."""
+    if event_type == MATCH_CREATED:
+        return replace(
+            room,
+            variant=payload["variant"],
+            options=dict(payload["options"]),
+            owner_token_hash=payload["owner_token_hash"],
+            created_at=recorded_at,
+            deadline_seconds=payload.get("deadline_seconds"),
+        )
+    if event_type == SEAT_JOINED:
+        seats = list(room.seats)
+        bot = bool(payload["bot"])
+        seats[payload["seat"]] = Seat(
+            payload["name"], bot, payload.get("token_hash"), payload.get("level", "easy") if bot else None
+        )
+        return replace(room, seats=tuple(seats))
+    if event_type == SEAT_REISSUED:
+        seats = list(room.seats)
+        seats[payload["seat"]] = replace(seats[payload["seat"]], token_hash=payload["token_hash"])
+        return replace(room, seats=tuple(seats))
+    if event_type == ORDERS_SET:
+        return replace(
+            room, orders=_at(room.orders, payload["seat"], (bool(payload["auto_pass"]), bool(payload["auto_discard"])))
+        )
+    if event_type == WEBHOOK_SET:
+        return replace(room, webhooks=_at(room.webhooks, payload["seat"], bool(payload["registered"])))
+    if event_type == SPECTATING_SET:
+        return replace(room, spectating=bool(payload["enabled"]))
+    return room
+
+
+def _at(values: tuple, index: int, value: Any) -> tuple:
+    return values[:index] + (value,) + values[index + 1 :]
+
+
+def fold(events: Iterable[Any], room: Optional[Room] = None) -> Room:
+    """Fold stored events (objects with .type/.payload/.recorded_at) into the room."""
+    room = room or Room()
+    for event in events:
+        if event.type in SERVICE_EVENT_TYPES:
+            room = evolve(room, event.type, event.payload, event.recorded_at)
+    return room
+
+
+def public_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """A service event's payload without token hashes."""
+    return {key: value for key, value in payload.items() if key not in SECRET_FIELDS}

@@ -1,0 +1,507 @@
+"""Match use cases: create, join, fill with bots, act, run bots, deal hands, event feeds."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple, Optional
+
+import engine
+from engine.options import normalise
+from engine.state import TING
+from events import AppendResult, ConcurrencyError, canonical_json
+
+from . import correspondence
+from ..model import orders, room as rooms
+from ..infra.clock import Clock, iso
+from ..infra.deadlines import Decisions
+from ..infra.notify import Notifier, Webhooks, new_secret
+from ..model.numbering import Numbering
+from ..http.problems import ApiError
+from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
+
+log = logging.getLogger(__name__)
+JOIN_ATTEMPTS = 20
+DEFAULT_BOT_LEVEL = "normal"  # POST /bots without a level (engine.bot.LEVELS)
+ADVANCE_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class Acted:
+    """A seat's accepted action: what the store returned, and its own engine events when just written."""
+
+    result: AppendResult
+    events: Optional[list[dict]]
+
+
+class Written(NamedTuple):
+    """An event as this request wrote it (what public_event reads of a stored event)."""
+
+    version: int
+    type: str
+    payload: dict
+    recorded_at: str
+
+
+class MatchService:
+    """The one application layer between HTTP views and the engine/event store (no game rules here).
+
+    Every append of a match is written with its `Effects` in the same transaction: the pending
+    decisions' deadlines and the webhook notices it causes (correspondence.plan computes them from
+    the match before and after the append). Deadlines are settled by `settle` (before a request
+    naming the match) and `tick` (every match, `tilefold tick`); notices are delivered by `notifier`.
+    """
+
+    def __init__(
+        self,
+        repo: MatchRepository,
+        *,
+        decisions: Decisions,
+        webhooks: Webhooks,
+        notifier: Notifier,
+        clock: Clock,
+        bot_delay: float = 0.0,
+    ) -> None:
+        self.repo = repo
+        self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
+        self.clock = clock
+        self.bot_delay = bot_delay
+
+    def now(self) -> str:
+        return iso(self.clock.now())
+
+    # -- rooms ------------------------------------------------------------------
+    def create(
+        self, variant: str, options: Optional[dict], deadline_seconds: Optional[int] = None
+    ) -> tuple[str, str, Loaded]:
+        """A new match (options validated by the engine); returns (id, owner token, match).
+
+        `deadline_seconds` (correspondence play: time per decision) goes into its match_created event.
+        """
+        normalised = normalise(variant, options)
+        match_id, owner_token = rooms.new_match_id(), rooms.new_token()
+        event: dict[str, Any] = {
+            "type": rooms.MATCH_CREATED,
+            "variant": variant,
+            "options": normalised,
+            "owner_token_hash": rooms.token_hash(owner_token),
+        }
+        if deadline_seconds is not None:
+            event["deadline_seconds"] = deadline_seconds
+        self.repo.append(match_id, 0, [event])
+        return match_id, owner_token, self.repo.load(match_id)
+
+    def join(self, match_id: str, name: str) -> tuple[int, str, Loaded]:
+        """Take the next free seat; returns (seat, seat token, match after bots/deal)."""
+        token = rooms.new_token()
+        seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token))
+        return seat, token, self.advance(match_id)
+
+    def add_bots(
+        self, match_id: str, owner_token: Optional[str], count: Optional[int], level: str = DEFAULT_BOT_LEVEL
+    ) -> tuple[list[int], Loaded]:
+        """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS)."""
+        loaded = self.repo.load(match_id)
+        self.check_owner(loaded, owner_token)
+        refuse_if_over(loaded)
+        free = sum(1 for seat in loaded.room.seats if seat is None)
+        if free == 0:
+            raise ApiError(409, "match_full", "every seat is taken")
+        wanted = free if count is None else min(count, free)
+        seats: list[int] = []
+        for _ in range(wanted):
+            try:
+                seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=level))
+            except ApiError as exc:
+                if not seats or exc.status != 409:
+                    raise
+                break  # joins took the remaining seats meanwhile: answer with the bots seated (issue 13)
+        return seats, self.advance(match_id)
+
+    @staticmethod
+    def check_owner(loaded: Loaded, owner_token: Optional[str]) -> None:
+        if not owner_token:
+            raise ApiError(
+                401,
+                "missing_token",
+                "this needs the owner token as a Bearer token",
+                {"WWW-Authenticate": 'Bearer realm="tilefold"'},
+            )
+        if not rooms.matches(owner_token, loaded.room.owner_token_hash):
+            raise ApiError(403, "not_owner", "the token is not this match's owner token")
+
+    def _take_seat(
+        self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str], level: Optional[str] = None
+    ) -> int:
+        """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
+        for _ in range(JOIN_ATTEMPTS):
+            loaded = self.repo.load(match_id)
+            refuse_if_over(loaded)
+            seat = loaded.room.free_seat()
+            if seat is None:
+                raise ApiError(409, "match_full", "every seat is taken")
+            joined = {
+                "type": rooms.SEAT_JOINED,
+                "seat": seat,
+                "name": name or f"Bot {seat + 1}",
+                "bot": bot,
+                "token_hash": token_hash,
+            }
+            events: list[dict] = [{**joined, "level": level} if bot else joined]
+            state = loaded.state
+            if seat == rooms.SEATS - 1:
+                started, state = self._start_events(loaded)
+                events += started
+            try:
+                self._append(loaded, events, state)
+                return seat
+            except ConcurrencyError:
+                continue
+        raise ApiError(503, "busy", "too many simultaneous joins, retry", {"Retry-After": "1"})
+
+    @staticmethod
+    def _start_events(loaded: Loaded) -> tuple[list[dict], Any]:
+        """start_match then the first start_hand (seat 0, the first to join, deals first: K-11), and
+        the state after them."""
+        start = {
+            "action": "start_match",
+            "variant": loaded.room.variant,
+            "options": loaded.room.options,
+            "first_dealer": 0,
+        }
+        started, state = engine.step(loaded.state, start)
+        dealt, state = engine.step(state, _deal_command())
+        return started + dealt, state
+
+    # -- settings of a match (correspondence play) ----------------------------------
+    def set_orders(self, match_id: str, seat: int, auto_pass: bool, auto_discard: bool) -> Loaded:
+        """Replace a seat's standing orders (an `orders_set` event); they apply at once."""
+        event = {"type": rooms.ORDERS_SET, "seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard}
+        return self._append_service_event(match_id, event)
+
+    def set_spectating(self, match_id: str, enabled: bool) -> Loaded:
+        """Turn the public view, feed and stream on or off (a `spectating_set` event)."""
+        return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, "enabled": enabled})
+
+    def reissue_seat(self, match_id: str, seat: int, token_hash: str) -> Loaded:
+        """A new token for a human seat (a `seat_reissued` event): the seat's old token stops working."""
+        return self._append_service_event(
+            match_id, {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": token_hash}
+        )
+
+    def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
+        """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
+        secret = new_secret() if url is not None else None
+        row = self.webhooks.writer(stream_of(match_id), seat, url, secret, self.now())
+        event = {"type": rooms.WEBHOOK_SET, "seat": seat, "registered": url is not None}
+        loaded = self._append_service_event(match_id, event, Effects(writes=(row,)))
+        if url is not None:
+            self.notifier.ensure_worker()
+        return secret, loaded
+
+    def _append_service_event(self, match_id: str, event: dict, effects: Effects = NO_EFFECTS) -> Loaded:
+        """Append one service event at the latest version (retrying on conflicts), then advance."""
+        for _ in range(JOIN_ATTEMPTS):
+            loaded = self.repo.load(match_id)
+            if loaded.over:
+                raise ApiError(409, "match_over", "the match is over")
+            try:
+                self._append(loaded, [event], loaded.state, effects=effects)
+                return self.advance(match_id)
+            except ConcurrencyError:
+                continue
+        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
+
+    # -- appending --------------------------------------------------------------
+    def _append(
+        self,
+        loaded: Loaded,
+        events: list[dict],
+        state: Any,
+        key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        own: Optional[int] = None,
+        effects: Effects = NO_EFFECTS,
+    ) -> AppendResult:
+        """Append `events` on `loaded` (`state`: the engine state after them) with what they cause
+        in the same transaction: the pending decisions' deadlines and the webhook notices."""
+        effects = effects + self._consequences(loaded, events, state)
+        result = self.repo.append_on(loaded, events, state, key, fingerprint, own, effects)
+        if effects.notices and not result.replayed:
+            self.notifier.wake()
+        return result
+
+    def _consequences(self, loaded: Loaded, events: list[dict], state: Any) -> Effects:
+        """correspondence.plan for this append (never fails an action over a notice)."""
+        try:
+            return correspondence.plan(loaded, events, state, self.now())
+        except Exception:  # noqa: BLE001 - logged; the action itself stands
+            log.exception("planning deadlines/notices for %s failed", loaded.match_id)
+            return NO_EFFECTS
+
+    # -- play -------------------------------------------------------------------
+    def act(
+        self,
+        match_id: str,
+        seat: int,
+        command: dict,
+        expected_version: Optional[int],
+        idempotency_key: Optional[str] = None,
+        fingerprint: Optional[str] = None,
+        loaded: Optional[Loaded] = None,
+    ) -> Acted:
+        """Decide and append one seat's command, then let bots and the dealer move.
+
+        `loaded` is the match as the caller just loaded it (saves a read; a stale one only conflicts).
+        `fingerprint` tells a retry of the same request under `idempotency_key` from another one
+        (by default the seat, command and expected version).
+        """
+        key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
+        if key is not None and fingerprint is None:
+            fingerprint = command_fingerprint(seat, {**command, "expected_version": expected_version})
+        try:
+            loaded = loaded or self.repo.load(match_id)
+            acted = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
+        except (ApiError, engine.IllegalAction):
+            prior = None if key is None else self.repo.prior_result(match_id, key, fingerprint)
+            if prior is None:
+                raise
+            acted = Acted(prior, None)
+        # also on a retry: the first attempt may have died (worker killed) before the bots/deal;
+        # after a fresh append, start from the state it cached (no re-read when nothing is due)
+        self.advance(match_id, None if acted.result.replayed else self.repo.latest(match_id))
+        return acted
+
+    def own_events(self, match_id: str, acted: Acted) -> list:
+        """The action's own stored events (version, type, payload, recorded_at): as just written
+        after a fresh append, read back for an Idempotency-Key replay."""
+        result = acted.result
+        if acted.events is None or result.recorded_at is None:
+            return self.repo.read(match_id, result.first_version - 1, until=result.last_version)
+        return [
+            Written(version, event["type"], {k: v for k, v in event.items() if k != "type"}, result.recorded_at)
+            for version, event in enumerate(acted.events, start=result.first_version)
+        ]
+
+    def _decide_and_append(self, loaded, seat, command, expected_version, key, fingerprint) -> Acted:
+        """`expected_version` is in the seat's own numbering (service/model/numbering.py): an event hidden
+        from the seat (another seat's answer in an open window) never makes it stale, and an append
+        racing this one that the seat may not see is not a conflict either: decided again on top of it."""
+        for _ in range(JOIN_ATTEMPTS):
+            if not loaded.started:
+                raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
+            refuse_if_over(loaded)
+            seen = loaded.version_for(seat)
+            if expected_version is not None and expected_version != seen:
+                raise version_conflict(seen)
+            events, state = engine.step(loaded.state, {**command, "seat": seat})  # decide, and the state after
+            events = window_marked(loaded.state, events, state)
+            follow, state = self._follow_ups(loaded, events, state)
+            try:
+                result = self._append(loaded, events + follow, state, key, fingerprint, own=len(events))
+            except ConcurrencyError:
+                loaded = self.repo.load(loaded.match_id)
+                if loaded.version_for(seat) != seen:
+                    raise version_conflict(loaded.version_for(seat)) from None
+                continue  # only what the seat may not see was appended meanwhile: not a conflict
+            return Acted(result, None if result.replayed else events)
+        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
+
+    def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any) -> tuple[list[dict], Any]:
+        """The bot moves after a seat's `events`, appended with them (one transaction).
+
+        `state` is the match after `events`. They stop at the next deal (advance() deals, as on a
+        retry after a crash). None with a bot delay (bots then move one by one).
+        """
+        if self.bot_delay:
+            return [], state
+        after = replace(loaded, version=loaded.version + len(events), state=state)
+        follow, end = self._automatic_events(after, deals=False)
+        return follow, (end if follow else state)
+
+    def advance(self, match_id: str, start: Optional[Loaded] = None) -> Loaded:
+        """Deal new hands and play every automatic decision (bots, standing orders, overdue
+        deadlines) until a human must decide (or the end).
+
+        The decisions are computed in memory and appended in one transaction (one fsync); a
+        concurrent append makes the whole batch be recomputed on the new state. With a bot
+        delay each bot move is appended on its own, so others see the bots play one by one.
+        `start`: the match as this worker just wrote it; when nothing is due there, nothing is
+        read (whoever appended anything newer advances from their own append).
+        """
+        for _ in range(ADVANCE_LIMIT):
+            loaded, start = start or self.repo.load(match_id), None
+            events, state = self._automatic_events(loaded)
+            if not events:
+                return loaded
+            try:
+                self._append(loaded, events, state)
+            except ConcurrencyError:
+                continue
+        return self.repo.load(match_id)
+
+    def heal(self, match_id: str) -> None:
+        """Advance a match whose deal or bot moves were never written (a worker killed between its
+        two appends), so any read moves it on, not only the acting client's keyed retry (issue 13).
+        Costs a cached load and a look at the state when nothing is due."""
+        loaded = self.repo.load(match_id)
+        if not loaded.started or loaded.over:
+            return
+        state = loaded.state
+        bots = any(loaded.room.is_bot(seat) for seat in engine.pending_seats(state))
+        due = state.needs_new_hand or orders.automatic(loaded, []) is not None
+        if due or (bots and not self.bot_delay):  # a bot delay would sleep inside a read
+            self.advance(match_id, loaded)
+
+    def _automatic_events(self, loaded: Loaded, deals: bool = True) -> tuple[list[dict], Any]:
+        """Every deal (unless not `deals`) and automatic decision from `loaded` on, and the state after them."""
+        events: list[dict] = []
+        for _ in range(ADVANCE_LIMIT):
+            command = self._automatic_command(loaded)
+            if command is None or (not deals and "seat" not in command):
+                break
+            if self.bot_delay and "seat" in command:
+                if events:
+                    break
+                time.sleep(self.bot_delay)
+            try:
+                new, state = engine.step(loaded.state, command)
+            except engine.IllegalAction as exc:
+                log.error("automatic command %r refused in %s: %s", command, loaded.match_id, exc)
+                break
+            new = window_marked(loaded.state, new, state)
+            events += new
+            loaded = replace(loaded, version=loaded.version + len(new), state=state)
+        return events, loaded.state
+
+    def _automatic_command(self, loaded: Loaded) -> Optional[dict]:
+        """The next command nobody human has to choose: a deal, a bot's decision, then a standing
+        order or an overdue decision's default (orders.automatic)."""
+        if not loaded.started or loaded.over:
+            return None
+        state = loaded.state
+        if state.needs_new_hand:
+            return _deal_command()
+        for seat in engine.pending_seats(state):
+            if loaded.room.is_bot(seat):
+                return {**engine.bot_action(state, seat, loaded.room.bot_level(seat)), "seat": seat}
+        overdue: list[int] = []
+        if loaded.room.deadline_seconds:
+            overdue = self.decisions.overdue(stream_of(loaded.match_id), loaded.version, self.now())
+        return orders.automatic(loaded, overdue)
+
+    # -- deadlines (correspondence play) ----------------------------------------------
+    def settle(self, match_id: str) -> bool:
+        """Take every overdue decision of the match (then bots and deals go on); True if any was due."""
+        cached = self.repo.cache.get(match_id)
+        if cached is not None and not cached.room.deadline_seconds:
+            return False  # fixed at creation: a match without move deadlines never has any due
+        if not self.decisions.any_overdue(stream_of(match_id), self.now()):
+            return False
+        self.advance(match_id)
+        return True
+
+    def tick(self) -> dict:
+        """Settle every overdue decision of every match, then deliver the due notices."""
+        settled = 0
+        for stream in self.decisions.due_streams(self.now()):
+            try:
+                settled += self.settle(stream[len(STREAM_PREFIX) :])
+            except Exception:  # noqa: BLE001 - one broken match must not stop the others
+                log.exception("settling %s failed", stream)
+        delivered = 0
+        while True:
+            attempted = self.notifier.deliver_due()
+            delivered += attempted
+            if attempted == 0:
+                break
+        return {"matches_settled": settled, "notices_attempted": delivered}
+
+    def deadlines_for(self, loaded: Loaded, viewer: Optional[int] = None) -> list[dict]:
+        """The pending decisions' starts and deadlines `viewer` may know of (in a window only its own:
+        engine.public_pending, issue 13; [] without move deadlines)."""
+        if not loaded.room.deadline_seconds or not loaded.started or loaded.over:
+            return []
+        return self.decisions.for_view(stream_of(loaded.match_id), engine.public_pending(loaded.state, viewer))
+
+    # -- reading ----------------------------------------------------------------
+    def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
+        """Events after `after` (in `viewer`'s numbering) as `viewer` may see them, numbered in its
+        numbering (everything once the match is over: see `numbered_since`)."""
+        since = loaded.numbering.to_global(after, viewer)
+        return loaded, self.numbered_since(loaded, viewer, since, "all" if loaded.over else viewer)
+
+    def numbered_since(self, loaded: Loaded, viewer: Any, since: int, shown_to: Any) -> list[dict]:
+        """The events after global version `since` as `shown_to` may see them, each numbered in
+        `viewer`'s numbering (service/model/numbering.py). `shown_to` is "all" for a finished match's
+        feed: the events `viewer` could not see in play then come too, with `version` null (they
+        have no number in its numbering, which stays the one it counted in play)."""
+        stored = self.repo.read(loaded.match_id, since, until=loaded.version)
+        return renumbered(visible_events(stored, shown_to), loaded.numbering, viewer)
+
+
+def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:
+    """`new` (engine events taking the match from `before` to `after`) and, when they close the H-4
+    报听 window at the deal, a `window_closed` service event after them. The answers in that window
+    are hidden from everyone but the seat answering (engine.hidden_from) and no engine event
+    follows the last one, so without it nobody else's version would move (service/model/numbering.py)
+    and the dealer's long-poll or stream would never learn that it may discard (issue 13)."""
+    if before.phase == TING and after.phase != TING:
+        return new + [{"type": rooms.WINDOW_CLOSED, "window": TING}]
+    return new
+
+
+def command_fingerprint(seat: int, body: dict) -> str:
+    """SHA-256 of the canonical JSON of a seat's request (seat included: keys are per seat)."""
+    return hashlib.sha256(canonical_json({"seat": seat, "body": body}).encode("utf-8")).hexdigest()
+
+
+def visible_events(stored, viewer: Any) -> list[dict]:
+    """The stored events `viewer` may see, each redacted (engine.redact drops window answers and tells)."""
+    items = (public_event(e, viewer) for e in stored)
+    return [item for item in items if item is not None]
+
+
+def renumbered(items: list[dict], numbering: Numbering, viewer: Any) -> list[dict]:
+    """`items` (public_event dicts, global versions) with each version in `viewer`'s numbering;
+    None for an event hidden from `viewer` in play (shown only in a finished match's full feed)."""
+    for item in items:
+        version = item["version"]
+        item["version"] = None if numbering.is_hidden(version, viewer) else numbering.local(version, viewer)
+    return items
+
+
+def public_event(stored, viewer: Any) -> Optional[dict]:
+    """One stored event as {version, type, payload, recorded_at}, redacted for viewer (None: not shown)."""
+    if stored.type in rooms.SERVICE_EVENT_TYPES:
+        payload = rooms.public_payload(stored.payload)
+    else:
+        redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
+        if redacted is None:
+            return None
+        payload = {key: value for key, value in redacted.items() if key != "type"}
+    return {"version": stored.version, "type": stored.type, "payload": payload, "recorded_at": stored.recorded_at}
+
+
+def refuse_if_over(loaded: Loaded) -> None:
+    """A finished match (an imported one included) is read-only: 409 match_over."""
+    if loaded.over:
+        raise ApiError(409, "match_over", "the match is over: it is read-only")
+
+
+def version_conflict(current: int) -> ApiError:
+    """409 naming the match's version in the acting seat's numbering (`current`)."""
+    return ApiError(
+        409,
+        "version_conflict",
+        f"the match is at version {current}; reload and retry",
+        {"ETag": f'"v{current}"'},
+        current_version=current,
+    )
+
+
+def _deal_command() -> dict:
+    return {"action": "start_hand", "seed": secrets.token_hex(32)}
