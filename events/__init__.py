@@ -9,6 +9,7 @@ from typing import Any, Union
 
 from .chain import Problem, canonical_json, compute_hash, verify_chain
 from .errors import (
+    ChainMismatch,
     ConcurrencyError,
     EventStoreError,
     ForgedSnapshot,
@@ -34,6 +35,7 @@ def initialise_store(target: str, **options: Any) -> Union[EventStore, PostgresE
 
 
 __all__ = [
+    "ChainMismatch",
     "cooperate_psycopg",
     "AppendResult",
     "ConcurrencyError",

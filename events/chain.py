@@ -8,7 +8,7 @@ import json
 from json.encoder import encode_basestring
 from typing import Any, Iterable, Mapping, NamedTuple
 
-from .errors import ForgedSnapshot
+from .errors import ChainMismatch, ForgedSnapshot
 
 HASHED_FIELDS = ("stream", "version", "type", "schema_version", "payload", "recorded_at")
 
@@ -55,6 +55,22 @@ def hash_new_row(
         f'"version":{int(version)}}}'
     )
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def check_imported_chain(prev_hash: str, stream: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    """ChainMismatch unless every imported row chains from `prev_hash` (the stored head) and the
+    rows before it: rows of another history never follow a stream's head."""
+    for row in rows:
+        payload = row["payload"] if isinstance(row["payload"], str) else canonical_json(row["payload"])
+        digest = hash_new_row(
+            prev_hash, stream, row["version"], row["type"], row["schema_version"], payload, row["recorded_at"]
+        )
+        if digest != row["hash"]:  # a payload stored in another spelling: hash it the long way
+            digest = compute_hash(prev_hash, {**row, "stream": stream})
+        if digest != row["hash"]:
+            reason = "does not follow on from the stored head (its hash chains from another history)"
+            raise ChainMismatch(stream, row["version"], reason)
+        prev_hash = digest
 
 
 class Problem(NamedTuple):

@@ -40,3 +40,11 @@ class ForgedSnapshot(EventStoreError):
     def __init__(self, stream: str, version: int, reason: str):
         self.stream, self.version, self.reason = stream, version, reason
         super().__init__(f"snapshot of {stream!r} at v{version}: {reason}")
+
+
+class ChainMismatch(EventStoreError):
+    """Imported rows do not follow on from the stream's stored head (another history): refused whole."""
+
+    def __init__(self, stream: str, version: int, reason: str):
+        self.stream, self.version, self.reason = stream, version, reason
+        super().__init__(f"stream {stream!r} v{version}: {reason}")

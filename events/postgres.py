@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from .chain import Problem, canonical_json, checked_snapshot, snapshot_seal, verify_chain
+from .chain import Problem, canonical_json, check_imported_chain, checked_snapshot, snapshot_seal, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
 from .pg_schema import FEED_LIMIT, create_schema
@@ -339,6 +339,7 @@ class PostgresEventStore:
                 return 0
             if batch[0]["version"] != current + 1:
                 raise ConcurrencyError(stream, batch[0]["version"] - 1, current)
+            check_imported_chain(prev_hash, stream, batch)
             payloads = [r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"]) for r in batch]
             first = conn.execute(
                 APPEND_SQL,

@@ -10,7 +10,15 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from sqlite_utils import Database
 
-from .chain import Problem, canonical_json, checked_snapshot, hash_new_row, snapshot_seal, verify_chain
+from .chain import (
+    Problem,
+    canonical_json,
+    check_imported_chain,
+    checked_snapshot,
+    hash_new_row,
+    snapshot_seal,
+    verify_chain,
+)
 from .connection import Connections
 from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
@@ -468,6 +476,7 @@ class EventStore:
             todo = [r for r in rows if r["version"] > current]
             if todo and todo[0]["version"] != current + 1:
                 raise ConcurrencyError(stream, todo[0]["version"] - 1, current)
+            check_imported_chain(prev_hash, stream, todo)
             for r in todo:
                 payload = r["payload"] if isinstance(r["payload"], str) else canonical_json(r["payload"])
                 conn.execute(

@@ -254,28 +254,67 @@ def tick(args: argparse.Namespace) -> int:
         time.sleep(args.every)
 
 
-# -- copy (moving a deployment between SQLite and PostgreSQL: events/copy.py) -----------------
+# -- copy / restore (moving a deployment between SQLite and PostgreSQL: events/copy.py) ----------
+#: `copy` refuses a source whose newest event is younger than this (a server still writing to it)
+QUIET_SECONDS = 5.0
+
+
 def _copy_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="the store to copy from: a SQLite file or a postgresql:// URL")
     parser.add_argument("destination", help="the store to copy into (created if missing)")
     parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help=f"copy although the source was written in the last {QUIET_SECONDS:g} s (a server still "
+        "running on it): what it writes meanwhile is not copied; stop it and run copy again to catch up",
+    )
 
 
 @command(
     "copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume", _copy_args
 )
 def copy(args: argparse.Namespace) -> int:
+    return _copy(args, "copy", empty=False, live=args.live)
+
+
+def _restore_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("backup", help="a backup made by `tilefold backup` (a SQLite file), or any store")
+    parser.add_argument("destination", help="an EMPTY store to restore into: a SQLite file or a postgresql:// URL")
+    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the backup")
+
+
+@command("restore", "bring a backup into an empty database and verify every chain", _restore_args)
+def restore(args: argparse.Namespace) -> int:
+    args.source = args.backup
+    return _copy(args, "restore", empty=True, live=True)
+
+
+def _copy(args: argparse.Namespace, name: str, *, empty: bool, live: bool) -> int:
     from events import Registry, initialise_store, is_postgres_url, open_store
-    from events.copy import copy_store
+    from events.copy import CopyRefused, copy_store, newest_age
 
     if not is_postgres_url(args.source) and not os.path.exists(args.source):
-        print(f"tilefold copy: no such SQLite file {args.source!r}", file=sys.stderr)
+        print(f"tilefold {name}: no such SQLite file {args.source!r}", file=sys.stderr)
         return 2
     source = open_store(args.source, registry=Registry())  # raw rows: no upcasting needed
     destination = initialise_store(args.destination, registry=Registry())
     try:
-        tables = _service_tables(destination)
-        report = copy_store(source, destination, page=args.page, progress=_copy_progress, tables=tables)
+        age = None if live else newest_age(source)
+        if age is not None and age < QUIET_SECONDS:
+            print(
+                f"tilefold {name}: refused, nothing written: the source's newest event is {max(age, 0):.1f} s old, "
+                "so a server may still be writing to it; stop it first (docs/STORE.md, moving a deployment), "
+                "or pass --live to copy what is there now and run copy again after stopping it",
+                file=sys.stderr,
+            )
+            return 2
+        report = copy_store(
+            source, destination, page=args.page, progress=_copy_progress, tables=_service_tables(), empty=empty
+        )
+    except CopyRefused as refused:
+        print(f"tilefold {name}: {refused}", file=sys.stderr)
+        return 2
     finally:
         source.close()
         destination.close()
@@ -286,6 +325,8 @@ def copy(args: argparse.Namespace) -> int:
                 "rows_read": report.rows_read,
                 "rows_written": report.rows_written,
                 "side_rows": report.side_rows,
+                "notices": report.notices,
+                "source_moved": report.source_moved,
                 "problems": [str(p) for p in report.problems],
                 "mismatched": report.mismatched,
                 "verified": report.ok,
@@ -293,16 +334,26 @@ def copy(args: argparse.Namespace) -> int:
         ),
         flush=True,
     )
-    return 0 if report.ok else 1
+    if report.source_moved and not live:
+        print(
+            f"tilefold {name}: the source took writes during the copy: stop the server writing to it, "
+            "then run copy again to catch up",
+            file=sys.stderr,
+        )
+    return 0 if report.ok or (live and report.source_moved and not report.problems and not report.mismatched) else 1
 
 
-def _service_tables(destination: Any) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """The service's own tables (webhooks with their secrets, pending deadlines) to copy beside the
-    events (initialise_store created them on the destination: events/side_tables.py)."""
-    return {
-        "tf_webhooks": (("stream", "seat"), ("stream", "seat", "url", "secret", "created_at")),
-        "tf_decisions": (("stream", "seat"), ("stream", "seat", "since", "due_at", "version")),
-    }
+def _service_tables() -> list[Any]:
+    """The service's own tables to copy beside the events (initialise_store created them on the
+    destination: events/side_tables.py). Both describe a match as of its head (a webhook is set by
+    an event, a pending deadline is rewritten with every append): the source's rows replace the
+    destination's for every stream copied."""
+    from events.copy import SideTable
+
+    return [
+        SideTable("tf_webhooks", ("stream", "seat"), ("stream", "seat", "url", "secret", "created_at"), True),
+        SideTable("tf_decisions", ("stream", "seat"), ("stream", "seat", "since", "due_at", "version"), True),
+    ]
 
 
 def _copy_progress(report: Any) -> None:
