@@ -10,7 +10,7 @@ from events import cooperate_psycopg, initialise_store, open_store
 
 from .infra import config, waiters
 from .usecases import correspondence
-from .http import limits, pages, strict_json
+from .http import headers, limits, pages, strict_json
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
 from .infra.notify import DeliverySettings, Notifier, Webhooks
@@ -54,6 +54,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     correspondence.install(app)  # settles overdue move deadlines before a request (docs/API.md)
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     limits.install(app)  # per-address rate limits on create, import, join, score (issue 13)
+    headers.install(app)  # CSP, frame-ancestors, X-Frame-Options, nosniff on every answer
     app.before_request(_refuse_oversized_streams)
     app.before_request(strict_json.check_body)  # lone surrogates, >4,300-digit integers: 400 (issue 13)
     return app

@@ -21,6 +21,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import ValidationError
 
 from . import problems
+from .problems import ApiError
 from .schemas import ProblemSchema
 
 APIDOC = "_apidoc"  # the attribute flask-smorest's decorators document a view with
@@ -70,6 +71,7 @@ class Blueprint(flask_smorest.Blueprint):
         instance = schema() if isinstance(schema, type) else schema
         parse = super().arguments(instance, *args, **kwargs)
         location = kwargs.get("location", "json")
+        body_required = location == "json" and kwargs.get("required", True)
 
         def decorate(func: Callable) -> Callable:
             parsed = parse(func)
@@ -77,6 +79,9 @@ class Blueprint(flask_smorest.Blueprint):
 
             @functools.wraps(parsed)
             def direct(*f_args, **f_kwargs):
+                if body_required and not request.get_data(cache=True):
+                    # the OpenAPI document requires a body; none is not "every field at its default"
+                    raise ApiError(400, "invalid_body", "this operation needs a JSON object body")
                 data = _plain_input(location)
                 if data is None:
                     return parsed(*f_args, **f_kwargs)

@@ -21,7 +21,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import engine
 
@@ -58,6 +58,8 @@ def public_address(address: Union[ipaddress.IPv4Address, ipaddress.IPv6Address])
     if address.is_multicast or not address.is_global:
         return False
     if isinstance(address, ipaddress.IPv6Address):
+        if int(address) >> 32 == 0:  # ::/96, IPv4-compatible (::127.0.0.1; deprecated, RFC 4291): never a target
+            return False
         inner = address.ipv4_mapped or address.sixtofour or (address.teredo[1] if address.teredo else None)
         if inner is None and any(address in net for net in NAT64):
             inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
@@ -72,14 +74,22 @@ def refused_destination(url: str, *, resolve: bool = True) -> Optional[str]:
     IPv6 form of such an IPv4 address. The one check for registration and delivery.
 
     The host is read as the system reads it (`127.1`, `2130706433`, `0x7f000001`, `017700000001`
-    and `0` are IPv4 literals to getaddrinfo). With `resolve` False (registration), a name that
-    does not resolve is let through: delivery checks it again on every attempt."""
+    and `0` are IPv4 literals to getaddrinfo), after `_plain_host`: a trailing dot, a percent-escape
+    or a zone id never hides a loopback or link-local address, at registration as at delivery. With
+    `resolve` False (registration), only a real name that does not resolve (yet) is let through:
+    delivery checks it again on every attempt."""
     host = urlsplit(url).hostname or ""
-    name = host.lower().rstrip(".")
+    name = _plain_host(host)
     if name == "localhost" or name.endswith(".localhost"):
         return f"{host!r} is a loopback name; see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
     try:
-        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+        literal = ipaddress.ip_address(name.split("%")[0])
+    except ValueError:
+        literal = None
+    if literal is not None and not public_address(literal):  # no resolver needed, whatever `resolve` says
+        return f"{host!r} is a non-public address ({literal}); see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
+    try:
+        infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError) as exc:
         return f"cannot resolve {host!r}: {exc}" if resolve else None
     for info in infos:
@@ -87,6 +97,13 @@ def refused_destination(url: str, *, resolve: bool = True) -> Optional[str]:
         if not public_address(address):
             return f"{host!r} resolves to a non-public address ({address}); see TILEFOLD_WEBHOOK_ALLOW_PRIVATE"
     return None
+
+
+def _plain_host(host: str) -> str:
+    """The host as every spelling of it means it: percent-escapes decoded (`fe80::1%25lo` is
+    `fe80::1%lo`, `127.0.0.1%2e` is `127.0.0.1.`), lower case, without trailing dots (`127.0.0.1.`
+    and `localhost.` are the same host as without the dot)."""
+    return unquote(host).lower().rstrip(".")
 
 
 def new_secret() -> str:

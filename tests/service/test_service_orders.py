@@ -43,6 +43,17 @@ def test_bad_orders(t, body, status, code):
     assert (reply.status, reply.body["code"]) == (status, code)
 
 
+def test_orders_without_a_body_are_refused_and_change_nothing(t):
+    """Given a seat on auto-pass, when it PUTs its orders with no body at all (the OpenAPI document
+    requires one), then 400 invalid_body, and its orders stay as they were (not both turned off)."""
+    match_id, _, tokens = t.match(deadline=None)
+    put_orders(t, match_id, tokens[1], auto_pass=True, auto_discard=True)
+    reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", None, token=tokens[1])
+    assert (reply.status, reply.body["code"]) == (400, "invalid_body"), reply
+    got = t.api.call("GET", f"/api/matches/{match_id}/orders", token=tokens[1]).body
+    assert (got["auto_pass"], got["auto_discard"]) == (True, True)
+
+
 def test_orders_need_a_seat_token(t):
     match_id, owner, _ = t.match(deadline=None)
     assert t.api.call("PUT", f"/api/matches/{match_id}/orders", {}).body["code"] == "missing_token"

@@ -47,11 +47,7 @@ def _csrf_cookie(response: Response) -> Response:
 def _page(template: str, **context) -> Response:
     g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
     html = render_template(template, csrf=g.csrf, variants=describe(), **context)
-    headers = {
-        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-        "script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
-    }
-    return Response(html, mimetype="text/html", headers=headers)
+    return Response(html, mimetype="text/html")  # its security headers: service/http/headers.py
 
 
 def _set(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
