@@ -285,6 +285,7 @@ def _hand_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.dealer = e["next_dealer"]
     state.hands_played += 1
     state.last_result = e
+    state.last_hand = state.hand  # a new hand_started replaces state.hand, so this one is never changed again
     state.phase = MATCH_OVER if e["match_over"] else HAND_OVER
 
 

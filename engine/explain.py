@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from engine.hand import PAIR, Block, Decomposition, decompositions
 from engine.scoring.context import WinContext
+from engine.state import MatchState
 from engine.tiles import NUM_KINDS, WHITE, name
 
 #: the decomposition a win was scored as, and the winning tile's place in it (block index, position)
@@ -133,3 +134,30 @@ def shares_payment(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
         "base": ctx.options.get("base", 1),
         "shares": [{"seat": s, "amount": -deltas[s], "paid_by": s} for s in range(4) if s != ctx.seat and deltas[s]],
     }
+
+
+# ---------------------------------------------------------------- the hand just settled
+
+
+def explain_settled(state: MatchState) -> Optional[dict[str, Any]]:
+    """The explanation of the win `state.last_result` settled (the replay's and the table's one
+    source), or None after a draw or before any hand ended. Read from `state.last_hand`, the hand as
+    it ended (its melds, concealed tiles, wild and win), so it holds after the next deal too."""
+    from dataclasses import replace
+
+    from engine.actions import variant_of
+
+    ended, hand = state.last_result, state.last_hand
+    if ended is None or hand is None or hand.win is None:
+        return None
+    score = (ended.get("settlement") or {}).get("score")
+    if not score or not score.get("ok"):
+        return None
+    key = ("explain_settled", ended["hand"])
+    if key not in state.cache:
+        at_end = replace(state, hand=hand, cache={})
+        win = hand.win
+        ctx = variant_of(at_end).win_context(at_end, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
+        state.cache[key] = explain_win(ctx, score)
+    explained: dict[str, Any] = state.cache[key]
+    return explained

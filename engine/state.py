@@ -129,6 +129,7 @@ class MatchState:
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     hand: Optional[HandState] = None
     last_result: Optional[dict[str, Any]] = None  # the previous hand's hand_ended payload
+    last_hand: Optional[HandState] = None  # the hand `last_result` settled, as it ended (never changed after)
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event

@@ -46,12 +46,42 @@ def view(state: MatchState, seat: Viewer) -> dict[str, Any]:
         "pending": public_pending(state, seat) if hand else [],
         "waiting": table_waiting(state, seat),
         "legal_actions": legal_actions(state, seat) if isinstance(seat, int) and hand else [],
-        "last_result": state.last_result and redact(state.last_result, seat),
+        "last_result": _last_result(state, seat),
         "hand": None,
     }
     if hand is not None:
         out["hand"] = _hand_view(state, seat)
     return out
+
+
+#: G-2's seat winds in table order from the dealer (东南西北), as tile names of G-1
+WINDS = ("E", "S", "W", "N")
+
+
+def seat_winds(dealer: int) -> list[str]:
+    """Each seat's wind in a hand dealt by `dealer` (G-2: the dealer sits East, 下家 South …)."""
+    return [WINDS[(s - dealer) % 4] for s in range(4)]
+
+
+def _last_result(state: MatchState, seat: Viewer) -> Optional[dict[str, Any]]:
+    """The last hand_ended as `seat` may see it, with that hand's dealer and seat winds (the next
+    hand's dealer is `state.dealer`) and its win explained (engine.explain, as the replay shows it)."""
+    from engine.explain import explain_settled
+
+    if state.last_result is None:
+        return None
+    shown = redact(state.last_result, seat)
+    if shown is None or state.last_hand is None:
+        return shown
+    hand = state.last_hand
+    return {
+        **shown,
+        "dealer": hand.dealer,
+        "winds": seat_winds(hand.dealer),
+        "wild": name(hand.wild) if hand.wild is not None else None,
+        "melds": [[_meld_view(m) for m in s.melds] for s in hand.seats],
+        "explain": explain_settled(state),
+    }
 
 
 def asked_in_window(state: MatchState, seat: Viewer) -> bool:
@@ -95,6 +125,7 @@ def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
     return {
         "number": hand.number,
         "dealer": hand.dealer,
+        "winds": seat_winds(hand.dealer),
         "wild": name(hand.wild) if hand.wild is not None else None,
         "commitment": hand.commitment,
         "wall_count": hand.wall_count,
@@ -132,9 +163,13 @@ def _seat_view(state: MatchState, s: int, viewer: Viewer) -> dict[str, Any]:
         "ready": ready,
         "concealed_count": sum(me.counts),
         "concealed": format_hand(k for k, n in enumerate(me.counts) for _ in range(n)) if own else None,
-        "melds": [{"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]} for m in me.melds],
+        "melds": [_meld_view(m) for m in me.melds],
         "discards": [d.copy() if own or not d["face_down"] else {**d, "tile": None} for d in me.discards],
     }
+
+
+def _meld_view(m: dict[str, Any]) -> dict[str, Any]:
+    return {"type": m["type"], "tile": name(m["tile"]), "kong": m["kong"], "from": m["from"]}
 
 
 def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Union
 
 import engine
-from engine.actions import variant_of
-from engine.explain import explain_win
+from engine.explain import explain_settled
 from engine.review import review
 
 Perspective = Union[int, str, None]  # a seat 0..3, "all" (everyone's hands open) or None (public)
@@ -58,10 +57,10 @@ def build_frames(
         if item.type in skip:
             continue
         event = {"type": item.type, **item.payload}
-        if item.type == "hand_ended" and hands and state.hand is not None and state.hand.win is not None:
-            hands[-1]["explain"] = _explain(state, event)
         events.append(event)
         state = engine.evolve(state, event)
+        if item.type == "hand_ended" and hands and state.hand is not None and state.hand.win is not None:
+            hands[-1]["explain"] = explain_settled(state)  # the table's settlement reads the same (engine.view)
         view = view_for(state, perspective)
         for constant in ("options", "last_result", "legal_actions"):  # given once / on the hand_ended step / unused
             view.pop(constant, None)
@@ -85,16 +84,6 @@ def _review_entry(entry: dict, steps: list[dict]) -> dict:
     """engine.review's entry with its step index and that step's stream version (for paged frames)."""
     at = entry.pop("index")
     return {**entry, "step": at, "version": steps[at]["version"]}
-
-
-def _explain(state, ended: dict) -> Optional[dict]:
-    """The winner's hand read as scoring read it, and the payments step by step (engine.explain)."""
-    score = ended["settlement"].get("score")
-    if not score or not score.get("ok"):
-        return None
-    win = state.hand.win
-    ctx = variant_of(state).win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
-    return explain_win(ctx, score)
 
 
 def parse_perspective(text: Optional[str]) -> Perspective:

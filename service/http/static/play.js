@@ -5,6 +5,7 @@
   "use strict";
   const { api, el, bi, toast, VARIANTS, WINDS, WILD, left, csrf } = window.TF;
   const T = window.TilefoldTiles;
+  const TX = window.TilefoldExplain;
   const body = document.body;
   const matchId = body.dataset.match;
   let seat = body.dataset.seat === "" ? null : Number(body.dataset.seat);
@@ -27,7 +28,13 @@
 
   // ------------------------------------------------------------------ names and seats
   const seatName = (s) => (view && view.seats[s] ? view.seats[s].name : "—");
-  const windOf = (s) => (view && view.view ? WINDS[(s - view.view.dealer + 4) % 4] : WINDS[s]);
+  // A seat's wind is the engine's (view.hand.winds for the hand on the table, last_result.winds for
+  // the hand settled): the page never derives it from a dealer (the next hand's dealer is view.dealer).
+  const WIND_AT = { E: 0, S: 1, W: 2, N: 3 };
+  const windOf = (s, winds) => {
+    const list = winds || (view && view.view && view.view.hand ? view.view.hand.winds : null);
+    return list ? WINDS[WIND_AT[list[s]]] : ["", ""];
+  };
   const position = (s) => (seat === null ? s : (s - seat + 4) % 4);  // 0 me (bottom), 1 right, 2 top, 3 left
   const tileLine = (code) => `${T.zh(code)} ${code}`;
   const wildWord = () => (view && view.view && WILD[view.view.variant]) || ["百搭", "wild"];
@@ -372,10 +379,12 @@
       onclick: () => { if (over) closedResult = true; else localStorage.setItem(seenKey, String(r.hand)); renderResult(); } }, "✕"),
       el("h2", {}, over ? bi("终局", "match over") : bi(`第${r.hand}局 结算`, `hand ${r.hand} settlement`)));
     box.appendChild(settlementWords(r, v.variant));
-    if (r.revealed && r.revealed.hands) {
-      const hands = el("div", { class: "revealed" });
-      r.revealed.hands.forEach((h, s) => hands.appendChild(el("div", { class: "rev" },
-        el("span", { class: "who", text: `${windOf(s)[0]} ${seatName(s)}` }), ...T.sort(T.parse(h)).map((c) => T.element(c)))));
+    if (r.revealed && r.revealed.hands) {  // every hand as it ended: concealed tiles, then its melds
+      const hands = el("div", { class: "revealed", id: "revealed" });
+      r.revealed.hands.forEach((h, s) => hands.appendChild(el("div", { class: "rev", dataset: { seat: s } },
+        el("span", { class: "who", text: settledName(r, s), title: settledName(r, s) }),
+        ...T.sort(T.parse(h)).map((c) => T.element(c, { mark: c === r.wild ? wildWord()[0][0] : null })),
+        ...((r.melds || [])[s] || []).map((m) => settledMeld(m)))));
       box.appendChild(hands);
     }
     if (over) box.appendChild(standings());
@@ -391,6 +400,19 @@
     box.appendChild(links);
     if (opening) box.querySelector(".close").focus();  // keyboard users land on the settlement
   }
+  // The settled hand's seats are named with that hand's winds (last_result.winds, the engine's).
+  const settledName = (r, s) => `${windOf(s, r.winds)[0]} ${seatName(s)}`;
+  function settledMeld(m) {
+    const kind = m.type === "kong" ? KONG[m.kong] || ACT.kong : ACT.pung;
+    const group = el("span", { class: "meld", title: `${kind[0]} ${kind[1]} ${tileLine(m.tile)}`,
+      "aria-label": `${kind[0]} ${kind[1]} ${tileLine(m.tile)}` });
+    for (let i = 0; i < (m.type === "kong" ? 4 : 3); i++) group.appendChild(T.element(m.tile));
+    return group;
+  }
+  function explainCtx(r, variant) {
+    return { tile: (code, o) => T.element(code, { mark: o.wild ? wildWord()[0][0] : null }),
+             seatName: (s) => settledName(r, s), names: names[variant] || {}, extra: names.extra || {}, wildName: wildWord()[0] };
+  }
   function settlementWords(r, variant) {
     const box = el("div", { class: "settle", id: "settlement" });
     const table = (names[variant] || {});
@@ -401,8 +423,9 @@
       const by = BY[r.win.by] || [r.win.by, r.win.by];
       const from = r.win.from !== null && r.win.from !== undefined && r.win.from !== r.winner ?
         [`，${seatName(r.win.from)} 点炮`, el("small", { text: ` (${seatName(r.win.from)} discarded it)` })] : [];
-      box.appendChild(el("p", { class: "win-line" }, el("b", { text: seatName(r.winner) }), " 胡 ", T.element(r.win.tile),
+      box.appendChild(el("p", { class: "win-line" }, el("b", { text: settledName(r, r.winner) }), " 胡 ", T.element(r.win.tile),
         ` ${by[0]}`, ...from, " ", el("small", { text: `wins with ${r.win.tile}, ${by[1]}` })));
+      if (r.explain) box.appendChild(TX.hand(r.explain, explainCtx(r, variant)));  // engine.explain, as the replay
       const score = st.score || {};
       const list = el("ul", { class: "patterns", id: "patterns" });
       for (const p of score.patterns || []) {
@@ -413,15 +436,16 @@
       }
       if (!(score.patterns || []).length) list.appendChild(el("li", {}, ...bi("平胡，无特殊牌型", "plain win, no special hand")));
       box.appendChild(list);
-      if ("multiplier" in score) box.appendChild(el("p", { text: `点数 points ${score.points} × 倍数 multiplier ${score.multiplier} = ${score.value}` }));
-      if ("pattern_score" in score) box.appendChild(el("p", { text: `番数 pattern score ${score.pattern_score}` }));
+      if (r.explain && r.explain.payment) box.appendChild(TX.payment(r.explain.payment, score, explainCtx(r, variant)));
+      else if ("multiplier" in score) box.appendChild(el("p", { text: `点数 points ${score.points} × 倍数 multiplier ${score.multiplier} = ${score.value}` }));
+      else if ("pattern_score" in score) box.appendChild(el("p", { text: `番数 pattern score ${score.pattern_score}` }));
     }
     const rows = el("table", { class: "pay", id: "settle-table" },
       el("tr", {}, el("th", { text: "玩家 player" }), el("th", { text: "胡牌 win" }), el("th", { text: "杠 kongs" }),
          el("th", { text: "合计 total" }), el("th", { text: "比分 score" })));
     for (let s = 0; s < 4; s++) {
       const cell = (arr) => { const n = arr ? arr[s] : 0; return el("td", { class: "num " + (n > 0 ? "pos" : n < 0 ? "neg" : ""), text: (n > 0 ? "+" : "") + n }); };
-      rows.appendChild(el("tr", { dataset: { seat: s } }, el("td", { text: `${windOf(s)[0]} ${seatName(s)}` }),
+      rows.appendChild(el("tr", { dataset: { seat: s } }, el("td", { class: "who", text: settledName(r, s), title: settledName(r, s) }),
         cell(st.win_deltas), cell(st.kong_deltas), cell(st.deltas), el("td", { class: "num", text: String(r.scores[s]) })));
     }
     box.appendChild(rows);

@@ -1,0 +1,132 @@
+"""The table a player trusts: the settlement at the end of a match names each seat with the wind it
+had in the hand settled (G-2, the engine's winds, never the next hand's), and explains the win from
+the same source as the replay (engine.explain). One person plays seat 0 in process (the bots' own
+choice for that seat) on fixed deals; the browser only looks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from browser_support import BROWSER_MARKS
+from test_web_browser import browser, contexts, server  # noqa: F401 - fixtures
+
+import engine
+import service.usecases.play
+
+pytestmark = BROWSER_MARKS
+
+WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+G2 = ["E", "S", "W", "N"]  # the dealer sits East, its 下家 South … (G-2)
+
+
+def seeded_deals(monkeypatch, label: str) -> None:
+    """Every hand the service deals comes from a fixed seed (printed on failure through the label)."""
+    counter = iter(range(1_000))
+    monkeypatch.setattr(
+        service.usecases.play,
+        "_deal_command",
+        lambda: {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{next(counter)}".encode()).hexdigest()},
+    )
+
+
+def finished_match(app, monkeypatch, label: str, variant: str, options: dict) -> tuple[str, str]:
+    """One person (seat 0, playing the bot's choice) and three bots play the whole match on fixed deals."""
+    seeded_deals(monkeypatch, label)
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create(variant, options)
+    _, token, _ = svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    for _ in range(2_000):
+        loaded = svc.repo.load(match_id)
+        if loaded.over:
+            return match_id, token
+        if 0 in engine.pending_seats(loaded.state):
+            svc.act(match_id, 0, engine.bot_action(loaded.state, 0), None)
+    raise AssertionError(f"the match on deals {label!r} did not finish")
+
+
+def export_rows(page, base, match_id) -> list[dict]:
+    reply = page.request.get(f"{base}/api/matches/{match_id}/export?format=ndjson")
+    assert reply.ok, reply.status
+    return [json.loads(line) for line in reply.text().splitlines() if line.strip()]
+
+
+def open_final_settlement(page, base, match_id, token) -> None:
+    page.goto(f"{base}/play/{match_id}#seat={token}")
+    page.wait_for_selector("#result:not([hidden]) #settle-table")
+
+
+def test_final_settlement_winds_are_the_exports_for_the_last_hand_g2(server, contexts, monkeypatch):  # noqa: F811
+    """Given a finished 扣点点 match whose dealer changed between its hands (K-11 dealer "winner"),
+    when its table opens at the final settlement, then every seat's wind in the overlay (the payment
+    table and the revealed hands) and on the seat boxes behind it is the wind the export gives that
+    seat in the last hand (G-2 from the last hand_started's dealer), not one wind on."""
+    base, app = server
+    label = "table-winds"
+    match_id, token = finished_match(app, monkeypatch, label, "koudiandian", {"hands": 2})
+    _, page = contexts()
+    rows = export_rows(page, base, match_id)
+    dealers = [r["payload"]["dealer"] for r in rows if r["type"] == "hand_started"]
+    ended = [r["payload"] for r in rows if r["type"] == "hand_ended"]
+    assert len(dealers) == 2 and dealers[0] != dealers[1], f"deals {label!r}: the dealer must change ({dealers})"
+    assert ended[-1]["next_dealer"] != dealers[-1], f"deals {label!r}: the next dealer must differ from the last"
+    last = dealers[-1]
+    expected = {s: WIND_ZH[G2[(s - last) % 4]] for s in range(4)}
+    open_final_settlement(page, base, match_id, token)
+    for s in range(4):
+        cell = page.text_content(f"#settle-table tr[data-seat='{s}'] td.who")
+        assert cell.startswith(expected[s]), (s, cell, expected, dealers)
+        who = page.text_content(f"#revealed .rev[data-seat='{s}'] .who")
+        assert who.startswith(expected[s]), (s, who, expected)
+    page.click("#result .close")
+    for s in range(4):
+        wind = page.text_content(f"#table section.seat[data-seat='{s}'] .wind, #pos-0[data-seat='{s}'] .wind")
+        assert wind == expected[s], (s, wind, expected)
+    assert page.text_content(f"section.seat[data-seat='{last}'] .tag.dealer") == "庄"
+
+
+@pytest.mark.parametrize(
+    ("label", "variant", "options"),
+    [("table-explain-kdd", "koudiandian", {"hands": 1, "wilds": True}), ("table-explain-hs", "hanshan", {"hands": 1})],
+)
+def test_final_settlement_explains_the_win_as_the_replay_does(server, contexts, monkeypatch, label, variant, options):  # noqa: F811
+    """Given a finished one-hand match that someone won, when the table shows its settlement and the
+    replay shows the same hand's, then both draw the winner's hand read as scoring read it (every
+    set, each wild with what it stood for, the winner's melds) and the payment step by step with the
+    same words (engine.explain: K-1/K-7/K-8/K-12/K-13 for 扣点点, H-5/H-10 for 含山)."""
+    base, app = server
+    match_id, token = finished_match(app, monkeypatch, label, variant, options)
+    _, page = contexts()
+    rows = export_rows(page, base, match_id)
+    ended = [r["payload"] for r in rows if r["type"] == "hand_ended"][-1]
+    assert ended["winner"] is not None, f"deals {label!r}: the hand must be won"
+    open_final_settlement(page, base, match_id, token)
+    table = _explained(page)
+    frames = page.request.get(f"{base}/replay/{match_id}/frames.json").json()
+    hand = frames["hands"][-1]
+    explain = hand["explain"]
+    assert table["blocks"] == len(explain["blocks"]) + len(explain["melds"])
+    assert table["melds"] == [m["tile"] for m in explain["melds"]]
+    assert table["as"] == [t["as"] for b in explain["blocks"] for t in b["tiles"] if "as" in t]
+    replay = page.context.new_page()
+    replay.goto(f"{base}/replay/{match_id}#e={frames['steps'][hand['end']]['version']}")
+    replay.wait_for_selector("#explained .block")
+    assert _explained(replay) == table
+    assert replay.text_content("#payment") == page.text_content("#payment")
+    for share in explain["payment"]["shares"]:
+        assert page.locator(f"#payment .share[data-payer='{share['paid_by']}']").count() >= 1
+
+
+def _explained(page) -> dict:
+    return page.evaluate(
+        """() => ({
+      blocks: document.querySelectorAll('#explained .block').length,
+      tiles: Array.from(document.querySelectorAll('#explained .block .tf-tile[data-tile]')).map((t) => t.dataset.tile),
+      melds: Array.from(document.querySelectorAll('#explained .block.meld')).map((b) => b.dataset.meld),
+      as: Array.from(document.querySelectorAll('#explained .cell[data-as]')).map((c) => c.dataset.as),
+    })"""
+    )
