@@ -134,3 +134,18 @@ def test_ting_choices_show_waits_and_points(client):
     answer = client.get(f"/web/matches/{match_id}/ting").get_json()
     for choice in answer["choices"]:
         assert all({"tile", "points"} <= set(w) for w in choice["waits"])
+
+
+@pytest.mark.parametrize("page", ["play", "join"])
+def test_a_page_for_an_unknown_match_answers_html_to_a_browser(client, page):
+    """Given no match with an id, when a browser opens its table or invite page, then it gets a 404
+    page in HTML (under the pages' security headers) saying so, with a way back; an API client asking
+    for JSON keeps the problem+json answer."""
+    browser = client.get(f"/{page}/no-such-match", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert browser.status_code == 404 and browser.mimetype == "text/html"
+    text = browser.get_data(as_text=True)
+    assert "No such match" in text and "no-such-match" in text and 'href="/"' in text
+    assert "script-src 'self'" in browser.headers["Content-Security-Policy"]
+    api = client.get(f"/{page}/no-such-match", headers={"Accept": "application/json"})
+    assert api.status_code == 404 and api.mimetype == "application/problem+json"
+    assert api.get_json()["code"] == "match_not_found"

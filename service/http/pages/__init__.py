@@ -44,10 +44,33 @@ def _csrf_cookie(response: Response) -> Response:
     return response
 
 
-def _page(template: str, **context) -> Response:
+def _page(template: str, status: int = 200, **context) -> Response:
     g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
     html = render_template(template, csrf=g.csrf, variants=describe(), **context)
-    return Response(html, mimetype="text/html")  # its security headers: service/http/headers.py
+    return Response(html, status=status, mimetype="text/html")  # its security headers: service/http/headers.py
+
+
+def _load_for_page(match_id: str) -> Any:
+    """The match a page shows. An unknown id answers a browser (Accept: text/html) with a 404 page
+    saying so, like /replay/<id>; other clients keep the API's problem+json."""
+    try:
+        return service().repo.load(match_id)
+    except ApiError as exc:
+        wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
+        if exc.status != 404 or not wants_html:
+            raise
+        raise _Missing(_page("missing.html", status=404, match_id=match_id)) from None
+
+
+class _Missing(Exception):
+    def __init__(self, response: Response) -> None:
+        super().__init__("no such match")
+        self.response = response
+
+
+@blp.errorhandler(_Missing)
+def _missing(exc: _Missing) -> Response:
+    return exc.response
 
 
 def _set(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
@@ -78,7 +101,7 @@ def home():
 
 @blp.route("/join/<match_id>", methods=["GET"])
 def join_page(match_id):
-    loaded = service().repo.load(match_id)  # 404 for an unknown match
+    loaded = _load_for_page(match_id)
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     return _page("join.html", match_id=match_id, seated=seat is not None)
 
@@ -90,7 +113,7 @@ def my_page():
 
 @blp.route("/play/<match_id>", methods=["GET"])
 def play_page(match_id):
-    loaded = service().repo.load(match_id)
+    loaded = _load_for_page(match_id)
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     owner = rooms.matches(request.cookies.get(auth.owner_cookie(match_id)), loaded.room.owner_token_hash)
     return _page(
