@@ -107,12 +107,14 @@ class PostgresEventStore:
         *,
         registry: Optional[Registry] = None,
         pool_size: int = 10,
+        pool_timeout: float = 30.0,
         synchronous: Optional[str] = None,
         **_sqlite_only: Any,
     ) -> None:
         self.path = self.url = url
         self.registry = registry if registry is not None else default_registry
-        self.pool_size = pool_size
+        self.pool_size = pool_size  # connections per process (TILEFOLD_PG_POOL_SIZE)
+        self.pool_timeout = pool_timeout  # seconds a caller waits for one before StorageUnavailable
         self.synchronous = synchronous
         self._pool: Any = None
         self._pool_pid: Optional[int] = None
@@ -160,7 +162,7 @@ class PostgresEventStore:
                         open=True,
                         kwargs={"autocommit": True},
                         name="tilefold",
-                        timeout=30,
+                        timeout=self.pool_timeout,
                     )
                     self._pool_pid = os.getpid()
         return self._pool

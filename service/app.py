@@ -6,11 +6,11 @@ from typing import Any, Mapping, Optional
 
 from flask import Flask, request
 
-from events import cooperate_psycopg, initialise_store, open_store
+from events import cooperate_psycopg, initialise_store, is_postgres_url, open_store
 
 from .infra import config, waiters
 from .usecases import correspondence
-from .http import headers, limits, pages, strict_json
+from .http import headers, limits, observe, pages, proxies, strict_json
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
 from .infra.notify import DeliverySettings, Notifier, Webhooks
@@ -55,6 +55,8 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     limits.install(app)  # per-address rate limits on create, import, join, score (issue 13)
     headers.install(app)  # CSP, frame-ancestors, X-Frame-Options, nosniff on every answer
+    observe.install(app)  # request ids, the access log, request metrics, /healthz, /readyz, /metrics
+    proxies.install(app)  # the client's address behind TILEFOLD_TRUSTED_PROXIES proxies
     app.before_request(_refuse_oversized_streams)
     app.before_request(strict_json.check_body)  # lone surrogates, >4,300-digit integers: 400 (issue 13)
     return app
@@ -73,8 +75,10 @@ def _refuse_oversized_streams() -> None:
 
 def _service(settings: dict[str, Any]) -> MatchService:
     """The application service over the configured store, with correspondence play's parts."""
-    options = {"synchronous": settings["SYNCHRONOUS"]}
+    options: dict[str, Any] = {"synchronous": settings["SYNCHRONOUS"]}
     path = settings["DATABASE"]
+    if is_postgres_url(path):
+        options.update(pool_size=settings["PG_POOL_SIZE"], pool_timeout=settings["PG_POOL_TIMEOUT"])
     store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock

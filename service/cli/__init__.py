@@ -40,6 +40,19 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
         "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing",
     )
     parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
+    parser.add_argument(
+        "--graceful-timeout",
+        type=int,
+        default=30,
+        help="seconds a stopping worker (SIGTERM, HUP) lets its requests in flight finish (default 30); "
+        "waiting clients are answered at once and told to reconnect",
+    )
+    parser.add_argument(
+        "--metrics-bind",
+        default=os.environ.get("TILEFOLD_METRICS_BIND") or None,
+        help="host:port of a Prometheus /metrics listener of its own, off the service's port "
+        "(default $TILEFOLD_METRICS_BIND, else none)",
+    )
 
 
 @command("serve", "run the HTTP service under gunicorn (gevent workers)", _serve_args)
@@ -48,30 +61,111 @@ def serve(args: argparse.Namespace) -> int:
 
     from ..infra.config import from_env
 
+    from ..infra import logs
+
     if args.db:
         os.environ["TILEFOLD_DB"] = args.db
     settings = from_env()
     initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
+    made_metrics_dir = _metrics_dir()
     options = {
         "bind": args.bind,
         "workers": args.workers,
         "threads": args.threads,
         "worker_class": args.worker_class,
         "timeout": args.timeout,
-        "accesslog": None,
-        "graceful_timeout": 10,
+        "accesslog": None,  # the app logs each request itself (logger tilefold.access: service/http/observe.py)
+        "logconfig_dict": logs.logging_config(),
+        "graceful_timeout": args.graceful_timeout,
         "worker_tmp_dir": _memory_dir(),
         # gunicorn >= 25.1 opens a control socket at one fixed path per user
         # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
         "control_socket_disable": True,
+        "post_worker_init": _drain_when_stopping,
+        "child_exit": _forget_worker_metrics,
+        "when_ready": _metrics_listener(args.metrics_bind),
     }
     if args.worker_class == "gevent":
         # every open connection is a greenlet: let a worker hold its waiting cap and the players besides
         options["worker_connections"] = settings["MAX_WAITERS"] + 1000
         _raise_open_files(options["worker_connections"] + 256)
     print(banner(settings["DATABASE"], args.bind), flush=True)
-    gunicorn_app(options).run()
+    try:
+        gunicorn_app(options).run()
+    finally:
+        if made_metrics_dir:
+            import shutil
+
+            shutil.rmtree(made_metrics_dir, ignore_errors=True)
     return 0
+
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # as service/infra/metrics.py, which this module must not import
+
+
+def _metrics_dir() -> Optional[str]:
+    """PROMETHEUS_MULTIPROC_DIR for the workers' metric files (service/infra/metrics.py), emptied before
+    they start (prometheus-client's rule: files of an earlier run would be counted again); a
+    temporary folder when unset (returned, to be removed at exit). Set before anything imports
+    prometheus_client: it picks its storage at import."""
+    import glob
+    import tempfile
+
+    given = os.environ.get(MULTIPROC_ENV)
+    if not given:
+        made = tempfile.mkdtemp(prefix="tilefold-metrics-")
+        os.environ[MULTIPROC_ENV] = made
+        return made
+    os.makedirs(given, exist_ok=True)
+    for stale in glob.glob(os.path.join(given, "*.db")):
+        os.remove(stale)
+    return None
+
+
+def _drain_when_stopping(worker: Any) -> None:
+    """gunicorn's post_worker_init: once the worker stops (SIGTERM, or HUP's replacement), its
+    waiting clients are answered and told to reconnect (WaiterHub.drain) instead of being cut after
+    the graceful timeout. A thread (a greenlet under gevent) watches the worker's flag."""
+    import logging
+    import threading
+    import time
+
+    hub = worker.wsgi.extensions["tilefold_waiters"]
+
+    def watch() -> None:
+        while worker.alive:
+            time.sleep(0.1)
+        logging.getLogger("tilefold.worker").info(
+            "worker stopping: answering %d waiting clients now", hub.waiting, extra={"event": "worker_stopping"}
+        )
+        hub.drain()
+
+    threading.Thread(target=watch, name="tilefold-drain", daemon=True).start()
+
+
+def _forget_worker_metrics(server: Any, worker: Any) -> None:
+    """gunicorn's child_exit: a dead worker's open waits leave the `tilefold_waiters` gauge."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def _metrics_listener(bind: Optional[str]) -> Callable[[Any], None]:
+    """gunicorn's when_ready: the Prometheus exposition of all the workers on `bind` (host:port),
+    served by the master process, off the service's port; nothing when `bind` is None."""
+
+    def start(server: Any) -> None:
+        if not bind:
+            return
+        from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+        host, _, port = bind.rpartition(":")
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        start_http_server(int(port), addr=host.strip("[]") or "127.0.0.1", registry=registry)
+        server.log.info("metrics on http://%s/metrics", bind)
+
+    return start
 
 
 def banner(database: str, bind: str) -> str:
@@ -243,7 +337,9 @@ def tick(args: argparse.Namespace) -> int:
     import time
 
     from ..app import create_app
+    from ..infra import logs
 
+    logs.configure()
     if args.db:
         os.environ["TILEFOLD_DB"] = args.db
     svc = create_app({"WEBHOOK_WORKER": False}).extensions["tilefold"]

@@ -46,7 +46,10 @@ class ApiError(Exception):
 
 
 def problem(status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any) -> Response:
-    """A problem+json response."""
+    """A problem+json response (its code noted for the request's metrics and access log)."""
+    from .observe import note_problem
+
+    note_problem(code)
     body = {
         "type": f"https://tilefold.example/problems/{code}",
         "title": _title(status),

@@ -11,6 +11,8 @@ from ..usecases.play import MatchService
 from ..infra.repository import Loaded, stream_of
 
 RETRY_MS = 1000
+#: the last message of a stream whose worker stops: reconnect (with Last-Event-ID) after RETRY_MS
+RECONNECT = f'retry: {RETRY_MS}\nevent: reconnect\ndata: {{"reason": "server_stopping"}}\n\n'
 _VERSION = re.compile(r"[0-9]{1,18}")  # a version: a small whole number in ASCII digits
 SPECTATOR = "spectator"
 
@@ -98,6 +100,9 @@ def _events(
                 end = loaded.version_for(None if viewer == SPECTATOR else viewer)
                 yield f"event: end\ndata: {json.dumps({'version': end})}\n\n"
                 return
+        if getattr(hub, "draining", False):  # the worker stops: the client resumes elsewhere
+            yield RECONNECT
+            return
         now = time.monotonic()
         ends = started + lifetime if not idle else min(started + lifetime, active + idle)
         if now >= ends:

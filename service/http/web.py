@@ -8,6 +8,7 @@ from typing import Optional
 from flask import current_app, request
 
 from ..model import room as rooms
+from .observe import note_seat
 from ..usecases.play import MatchService, command_fingerprint
 from .problems import ApiError
 from ..infra.repository import Loaded
@@ -41,6 +42,7 @@ def seat_for(loaded: Loaded, token: str) -> int:
     seat = rooms.seat_of(loaded.room, token)
     if seat is None:
         raise ApiError(403, "invalid_token", "the token is not a seat token of this match")
+    note_seat(seat)  # the access log names the seat, never its token
     return seat
 
 

@@ -8,6 +8,9 @@ from typing import Any, Mapping
 #: env variable -> (Flask config key, parser, default)
 ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_DB": ("DATABASE", str, "tilefold.db"),  # a postgresql:// URL, or a SQLite file
+    # PostgreSQL: connections per worker process, and how long a request waits for one (then 503)
+    "TILEFOLD_PG_POOL_SIZE": ("PG_POOL_SIZE", int, 10),
+    "TILEFOLD_PG_POOL_TIMEOUT": ("PG_POOL_TIMEOUT", float, 30.0),
     "TILEFOLD_MAX_BODY": ("MAX_CONTENT_LENGTH", int, 64 * 1024),
     "TILEFOLD_BOT_DELAY": ("BOT_DELAY", float, 0.0),
     "TILEFOLD_MAX_WAIT": ("MAX_WAIT", float, 30.0),
@@ -55,6 +58,10 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_RATE_LIMIT_SCORE": ("RATE_LIMIT_SCORE", str, "120 per minute"),
     "TILEFOLD_RATE_LIMIT_STORAGE": ("RATE_LIMIT_STORAGE", str, "memory://"),
     "TILEFOLD_MAX_IMPORT": ("MAX_IMPORT_BYTES", int, 4 * 1024 * 1024),
+    # operations (docs/OPERATIONS.md): /metrics on the service's own port; the proxies in front
+    "TILEFOLD_METRICS_PUBLIC": ("METRICS_PUBLIC", lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"), False),
+    "TILEFOLD_TRUSTED_PROXIES": ("TRUSTED_PROXIES", int, 0),
+    "TILEFOLD_PROXY_ADDRESSES": ("PROXY_ADDRESSES", str, "127.0.0.1,::1"),
 }
 
 

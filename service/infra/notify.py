@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 import engine
 
+from . import metrics
 from .clock import iso, later
 
 log = logging.getLogger(__name__)
@@ -290,8 +291,10 @@ class Notifier:
         error = error or self._post(hook["url"], hook["secret"], body, item.id)
         if error is None:
             self.store.outbox_mark_delivered(item.id, self.clock.now())
+            metrics.NOTICES.labels("sent").inc()
         else:
             attempts = item.attempts + 1
+            metrics.NOTICES.labels("gave_up" if attempts >= self.settings.attempts else "failed").inc()
             if attempts >= self.settings.attempts:
                 log.warning("giving up notice %s after %d attempts: %s", notice["notice_id"], attempts, error)
                 self.store.outbox_mark_failed(item.id, GAVE_UP)

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, Optional, Union
 import engine
 from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent
 
+from . import metrics
 from ..model import room as rooms
 from ..model.numbering import NONE_HIDDEN, Numbering
 from ..http.problems import ApiError
@@ -132,6 +133,7 @@ class MatchRepository:
         """
         cached = self.cache.get(match_id)
         cold = cached is None
+        metrics.MATCH_LOADS.labels("cold" if cold else "hit").inc()
         if cold:
             cached = self._from_snapshot(match_id)
             # issue 13: the rows this load folds (after the snapshot); read() checks older rows
@@ -182,6 +184,7 @@ class MatchRepository:
             after = 0
             problem = "; ".join(str(p) for p in self.store.verify_stream(stream_of(match_id))[:3]) or None
         if problem:
+            metrics.INTEGRITY_ERRORS.labels("chain").inc()
             log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
             raise ApiError(
                 503,
@@ -221,16 +224,17 @@ class MatchRepository:
     ) -> AppendResult:
         """Append to the match's stream, with its `effects` in the same transaction; `own`: see
         EventStore.append (the result covers those)."""
-        return self.store.append(
-            stream_of(match_id),
-            expected_version,
-            [to_new_event(e) for e in events],
-            idempotency_key,
-            request_fingerprint=fingerprint,
-            own=own,
-            outbox=effects.notices or None,
-            extra=_run_all(effects.writes),
-        )
+        with metrics.timed(metrics.APPEND_SECONDS):
+            return self.store.append(
+                stream_of(match_id),
+                expected_version,
+                [to_new_event(e) for e in events],
+                idempotency_key,
+                request_fingerprint=fingerprint,
+                own=own,
+                outbox=effects.notices or None,
+                extra=_run_all(effects.writes),
+            )
 
     def prior_result(self, match_id: str, idempotency_key: str, fingerprint: Optional[str]) -> Optional[AppendResult]:
         """The first result stored under an idempotency key of this match (replayed=True), or None;

@@ -30,6 +30,7 @@ import engine
 from engine import state as states
 from events import ForgedSnapshot
 
+from . import metrics
 from ..model import room as rooms
 from ..model.numbering import NONE_HIDDEN, Numbering
 from ..http.problems import ApiError
@@ -93,6 +94,7 @@ def decode(data: bytes) -> tuple[Any, rooms.Room, Numbering]:
 
 def refuse_forged(stream: str, problem: Exception) -> ApiError:
     """Log an edited snapshot row as an error; the 503 problem a load answers instead of its state."""
+    metrics.INTEGRITY_ERRORS.labels("snapshot").inc()
     log.error("%s fails its snapshot check, refusing to serve it: %s", stream, problem)
     return ApiError(
         503,
@@ -141,7 +143,9 @@ class Snapshots:
             return
         try:
             self.store.save_snapshot(stream, version, format_key(), encode(state, room, numbering), keep=keep)
+            metrics.SNAPSHOT_WRITES.labels("ok").inc()
         except Exception:  # noqa: BLE001 - never fail a request over a snapshot
+            metrics.SNAPSHOT_WRITES.labels("failed").inc()
             log.warning("could not save a snapshot of %s at %s", stream, version, exc_info=True)
 
     def after_append(self, stream: str, before: int, loaded: Any, event_types: Iterable[str]) -> None:

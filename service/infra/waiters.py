@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Optional
 
+from . import metrics
 from ..http.problems import ApiError
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ class WaiterHub:
         self._watches: dict[str, _Watch] = {}
         self._pid: Optional[int] = None
         self.polls = 0  # queries made by the watcher (tests and benchmarks read it)
+        self.draining = False  # the worker is stopping: every wait returns now (`drain`)
 
     # -- waiting ------------------------------------------------------------------
     def wait(self, stream: str, seen: int, timeout: float) -> int:
@@ -73,7 +75,7 @@ class WaiterHub:
             self._raise(stream, watch, self.store.current_version(stream))  # closes the start-up race
             deadline = time.monotonic() + max(0.0, timeout)
             with watch.cond:
-                while watch.version <= seen:
+                while watch.version <= seen and not self.draining:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         break
@@ -97,7 +99,7 @@ class WaiterHub:
                 self._raise(stream, watch, self.store.current_version(stream))
             deadline = time.monotonic() + max(0.0, timeout)
             with group:
-                while all(watch.version <= seen[stream] for stream, watch in watches.items()):
+                while not self.draining and all(watch.version <= seen[stream] for stream, watch in watches.items()):
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         break
@@ -120,6 +122,18 @@ class WaiterHub:
         found = self._watches.get(stream)
         if found is not None:
             self._raise(stream, found, version)
+
+    def drain(self) -> None:
+        """The worker is stopping (gunicorn's SIGTERM, a reload's HUP): every open wait returns now
+        with what it has (a long-poll answers the current state, a stream tells its client to
+        reconnect: service/http/stream.py), and a new wait returns at once; the client's next request
+        reaches a live worker or node. Called from a thread of its own, never a signal handler."""
+        with self._lock:
+            self.draining = True
+            for watch in self._watches.values():
+                watch.cond.notify_all()
+                for group in watch.groups:
+                    group.notify_all()
 
     @property
     def waiting(self) -> int:
@@ -192,18 +206,21 @@ class WaiterHub:
 
 
 class Slot:
-    """One open wait counted by WaitLimits; release() once (idempotent)."""
+    """One open wait counted by WaitLimits (and by the `tilefold_waiters` gauge of its kind);
+    release() once (idempotent)."""
 
-    __slots__ = ("_limits", "_address")
+    __slots__ = ("_limits", "_address", "_kind")
 
-    def __init__(self, limits: "WaitLimits", address: str) -> None:
+    def __init__(self, limits: "WaitLimits", address: str, kind: str) -> None:
         self._limits: Optional[WaitLimits] = limits
-        self._address = address
+        self._address, self._kind = address, kind
+        metrics.WAITERS.labels(kind).inc()
 
     def release(self) -> None:
         if self._limits is not None:
             self._limits._release(self._address)
             self._limits = None
+            metrics.WAITERS.labels(self._kind).dec()
 
 
 class WaitLimits:
@@ -215,8 +232,9 @@ class WaitLimits:
         self._by_address: dict[str, int] = {}
         self._open = 0
 
-    def acquire(self, address: Optional[str]) -> Slot:
-        """A slot for one more wait from `address`; 429 (that address) or 503 (everyone) beyond the caps."""
+    def acquire(self, address: Optional[str], kind: str) -> Slot:
+        """A slot for one more wait of `kind` (view, chat, mine, stream) from `address`; 429 (that
+        address) or 503 (everyone) beyond the caps."""
         address = address or "?"
         with self._lock:
             mine = self._by_address.get(address, 0)
@@ -230,7 +248,7 @@ class WaitLimits:
                 )
             self._by_address[address] = mine + 1
             self._open += 1
-        return Slot(self, address)
+        return Slot(self, address, kind)
 
     @property
     def open(self) -> int:

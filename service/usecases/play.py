@@ -15,6 +15,7 @@ from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
 from . import correspondence
+from ..infra import metrics
 from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
@@ -402,6 +403,7 @@ class MatchService:
         if not self.decisions.any_overdue(stream_of(match_id), self.now()):
             return False
         self.advance(match_id)
+        metrics.DEADLINES_SETTLED.inc()
         return True
 
     def tick(self) -> dict:

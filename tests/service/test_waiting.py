@@ -286,13 +286,13 @@ def test_one_watcher_query_per_poll_for_all_waiters_and_a_move_wakes_every_one()
 
 def test_the_waiting_caps_per_address_and_in_all_release_their_slots():
     limits = WaitLimits(per_address=1, total=2)
-    one = limits.acquire("a")
+    one = limits.acquire("a", "view")
     with pytest.raises(Exception) as refused:
-        limits.acquire("a")
+        limits.acquire("a", "view")
     assert refused.value.status == 429
-    two = limits.acquire("b")
+    two = limits.acquire("b", "view")
     with pytest.raises(Exception) as full:
-        limits.acquire("c")
+        limits.acquire("c", "view")
     assert full.value.status == 503 and full.value.headers["Retry-After"]
     one.release()
     one.release()  # idempotent

@@ -218,7 +218,7 @@ def _wait_for_mine(
     query while waiting) until the list changes for this browser or time runs out. The list is
     read again only when one of its streams moved; an event hidden from its seat moves the stream
     but not the list, and the wait goes on as if nothing had happened (issue 13)."""
-    slot = waiters.limits().acquire(request.remote_addr)
+    slot = waiters.limits().acquire(request.remote_addr, "mine")
     tag = mine.list_tag(listed)
     deadline = time.monotonic() + seconds
     try:

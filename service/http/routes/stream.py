@@ -47,7 +47,7 @@ def stream(args, match_id):
     if after is None:
         raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event version (a whole number)")
     config = current_app.config
-    slot = waiters.limits().acquire(request.remote_addr)  # 429/503 beyond the waiting limits
+    slot = waiters.limits().acquire(request.remote_addr, "stream")  # 429/503 beyond the waiting limits
     body = events(
         svc,
         match_id,

@@ -1,0 +1,155 @@
+"""What an operator watches: request ids, the access log, request metrics, /healthz, /readyz, /metrics.
+
+- X-Request-Id: a client's id (1-128 letters, digits, `.`, `_`, `-`) is kept, else a new one is made;
+  it is answered in the X-Request-Id header and carried by every log line of the request.
+- The access log: one line per request (logger `tilefold.access`) when its answer ends (a stream:
+  when it closes) with the request id, method, route, path (never the query string), status,
+  duration, match id and seat; /healthz, /readyz and /metrics are logged at DEBUG when they succeed.
+- GET /healthz: the process answers (no query). GET /readyz: one query: the database answers and
+  holds this code's schema; 503 with the failing check otherwise.
+- GET /metrics: the Prometheus exposition, on this port only when TILEFOLD_METRICS_PUBLIC is on
+  (`tilefold serve --metrics-bind` serves it on a port of its own instead: docs/OPERATIONS.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from typing import Any, Callable, Optional
+
+from flask import Flask, Response, g, has_request_context, jsonify, request
+
+from ..infra import metrics
+
+access = logging.getLogger("tilefold.access")
+log = logging.getLogger(__name__)
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
+ACTION_ENDPOINT = "actions.act"
+
+
+def install(app: Flask) -> None:
+    app.before_request(_start)
+    app.after_request(_finish)
+    app.add_url_rule("/healthz", "healthz", healthz, methods=["GET"])
+    app.add_url_rule("/readyz", "readyz", readyz, methods=["GET"])
+    if app.config.get("METRICS_PUBLIC"):
+        app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])
+
+
+def note_problem(code: str) -> None:
+    """The problem code of this request's answer (service/problems.py), for the metrics and the log."""
+    if has_request_context():
+        g.problem_code = code
+
+
+def note_seat(seat: Optional[int]) -> None:
+    """The seat this request acts or reads as (service/web.py), for the access log."""
+    if has_request_context():
+        g.seat = seat
+
+
+def request_id() -> str:
+    return str(g.get("request_id", "")) if has_request_context() else ""
+
+
+def _start() -> None:
+    given = request.headers.get("X-Request-Id", "")
+    g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    g.started = time.perf_counter()
+
+
+def _finish(response: Response) -> Response:
+    rid = g.get("request_id") or uuid.uuid4().hex
+    response.headers["X-Request-Id"] = rid
+    rule = request.url_rule
+    facts = {
+        "request_id": rid,
+        "method": request.method,
+        "route": rule.rule if rule is not None else "unmatched",
+        "endpoint": request.endpoint or "",
+        "path": request.path,
+        "status": response.status_code,
+        "match_id": (request.view_args or {}).get("match_id"),
+        "seat": g.get("seat"),
+        "code": g.get("problem_code"),
+        "remote": request.remote_addr,
+    }
+    started = g.get("started", time.perf_counter())
+    response.call_on_close(lambda: _record(facts, started))  # a stream: when it ends
+    return response
+
+
+def _record(facts: dict[str, Any], started: float) -> None:
+    duration = time.perf_counter() - started
+    try:
+        route, status = facts["route"], facts["status"]
+        metrics.REQUESTS.labels(route, str(status)).inc()
+        metrics.REQUEST_SECONDS.labels(route, facts["method"]).observe(duration)
+        if facts["endpoint"] == ACTION_ENDPOINT:
+            if status < 400:
+                metrics.ACTIONS.labels("accepted", "ok").inc()
+            else:
+                metrics.ACTIONS.labels("refused", facts["code"] or f"http_{status}").inc()
+        quiet = facts["path"] in PROBES and status < 400
+        fields = {k: v for k, v in facts.items() if v is not None and k != "endpoint"}
+        fields["duration_ms"] = round(duration * 1000, 2)
+        access.log(
+            logging.DEBUG if quiet else logging.INFO,
+            "%s %s %s %.1f ms",
+            facts["method"],
+            facts["path"],
+            status,
+            duration * 1000,
+            extra=fields,
+        )
+    except Exception:  # noqa: BLE001 - accounting never fails an answer
+        log.exception("recording a request failed")
+
+
+# -- probes ---------------------------------------------------------------------------------
+def healthz() -> Response:
+    """The process answers: no query, no lock."""
+    return jsonify({"status": "ok"})
+
+
+def readyz() -> Any:
+    """Ready when every check of `readiness_checks` passes (one query for the database and schema)."""
+    from flask import current_app
+
+    checks: dict[str, str] = {}
+    ready = True
+    for name, check in readiness_checks(current_app):
+        try:
+            problem = check()
+        except Exception as exc:  # noqa: BLE001 - a probe reports, never raises
+            problem = f"{type(exc).__name__}: {exc}"
+        checks[name] = problem or "ok"
+        ready = ready and problem is None
+    body = {"status": "ready" if ready else "not_ready", "checks": checks}
+    response = jsonify(body)
+    response.status_code = 200 if ready else 503
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def readiness_checks(app: Flask) -> list[tuple[str, Callable[[], Optional[str]]]]:
+    """(name, check() -> None when fine, else what is wrong), in order."""
+    store = app.extensions["tilefold"].repo.store
+    found: list[tuple[str, Callable[[], Optional[str]]]] = [("database", lambda: database_problem(store))]
+    found.extend(app.extensions.get("tilefold_readiness", ()))
+    return found
+
+
+def database_problem(store: Any) -> Optional[str]:
+    """None when the database answers and holds the schema (one indexed query), else the problem."""
+    store.query("SELECT value FROM meta WHERE key = ?", ["schema"])
+    return None
+
+
+def metrics_view() -> Response:
+    body, content_type = metrics.exposition()
+    return Response(body, content_type=content_type)
