@@ -2,8 +2,8 @@
 
 - X-Request-Id: a client's id (1-128 letters, digits, `.`, `_`, `-`) is kept, else a new one is made;
   it is answered in the X-Request-Id header and carried by every log line of the request.
-- The access log: one line per request (logger `tilefold.access`) when its answer ends (a stream:
-  when it closes) with the request id, method, route, path (never the query string), status,
+- The access log: one line per request (logger `tilefold.access`) when its answer is made (a
+  stream: when it closes) with the request id, method, route, path (never the query string), status,
   duration, match id and seat; /healthz, /readyz and /metrics are logged at DEBUG when they succeed.
 - GET /healthz: the process answers (no query). GET /readyz: one query: the database answers and
   holds this code's schema; 503 with the failing check otherwise.
@@ -79,7 +79,10 @@ def _finish(response: Response) -> Response:
         "remote": request.remote_addr,
     }
     started = g.get("started", time.perf_counter())
-    response.call_on_close(lambda: _record(facts, started))  # a stream: when it ends
+    if response.is_streamed:  # an event stream (or a file): recorded when it ends
+        response.call_on_close(lambda: _record(facts, started))
+    else:
+        _record(facts, started)
     return response
 
 

@@ -180,7 +180,16 @@ def test_tokens_are_never_logged(app, api, caplog):
     for token in secrets:  # errors log too: provoke some
         api.act(match_id, token, {"action": "discard", "tile": "1m"})
         api.call("POST", f"/api/matches/{match_id}/bots", {}, token=token)
-    text = "\n".join(f"{r.getMessage()} {r.exc_text or ''}" for r in caplog.records)
+    from service.infra.logs import RequestContext, _Text
+    from pythonjsonlogger.json import JsonFormatter
+
+    as_json, as_text, context = JsonFormatter(), _Text(), RequestContext()
+    assert any(r.name == "tilefold.access" for r in caplog.records)  # the access log is among them
+    lines = []
+    for record in caplog.records:  # each line as written, with every field the access log adds
+        context.filter(record)
+        lines += [as_json.format(record), as_text.format(record), str(record.exc_text or "")]
+    text = "\n".join(lines)
     for token in secrets:
         assert token not in text
 
