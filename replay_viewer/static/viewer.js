@@ -232,7 +232,8 @@
       const dot = el("span", "dot"); dot.style.background = SEAT_COLOURS[s]; head.appendChild(dot);
       const wind = windOf(s);
       if (wind) { const w = el("span", "wind", wind); w.title = WIND_EN[WINDS.indexOf(wind)] + " wind this hand"; head.appendChild(w); }
-      head.appendChild(el("span", "name", playerName(s)));
+      const who = el("span", "name", playerName(s)); who.title = playerName(s);  // a cut name in full on hover / long-press
+      head.appendChild(who);
       if (data.seats[s] && data.seats[s].bot) head.appendChild(el("span", "badge", "机器人 bot"));
       if (hand && hand.dealer === s) head.appendChild(el("span", "badge dealer", "庄 dealer"));
       if (sv && sv.ready) head.appendChild(el("span", "badge ready", "听 ready"));

@@ -33,12 +33,12 @@ def seeded_deals(monkeypatch, label: str) -> None:
     )
 
 
-def finished_match(app, monkeypatch, label: str, variant: str, options: dict) -> tuple[str, str]:
+def finished_match(app, monkeypatch, label: str, variant: str, options: dict, name: str = "Alice") -> tuple[str, str]:
     """One person (seat 0, playing the bot's choice) and three bots play the whole match on fixed deals."""
     seeded_deals(monkeypatch, label)
     svc = app.extensions["tilefold"]
     match_id, owner, _ = svc.create(variant, options)
-    _, token, _ = svc.join(match_id, "Alice")
+    _, token, _ = svc.join(match_id, name)
     svc.add_bots(match_id, owner, None)
     for _ in range(2_000):
         loaded = svc.repo.load(match_id)
@@ -130,3 +130,47 @@ def _explained(page) -> dict:
       as: Array.from(document.querySelectorAll('#explained .cell[data-as]')).map((c) => c.dataset.as),
     })"""
     )
+
+
+LONGEST = "W" * 40  # the longest name the API accepts (1..40 characters), without a space to break at
+WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
+
+#: the page's width beyond the window, and every name cut short by CSS that has no title naming it in full
+SIDEWAYS = """(name) => {
+  const cut = Array.from(document.querySelectorAll('body *')).filter((e) => e.children.length === 0 &&
+    e.textContent.includes(name.slice(0, 12)) && e.scrollWidth > e.clientWidth + 1 &&
+    getComputedStyle(e).textOverflow === 'ellipsis' && !(e.title || '').includes(name));
+  return {over: document.documentElement.scrollWidth - window.innerWidth, cut: cut.map((e) => e.outerHTML.slice(0, 120))};
+}"""
+
+
+def test_no_page_scrolls_sideways_for_the_longest_name(server, contexts, monkeypatch):  # noqa: F811
+    """Given a player named with 40 characters and no space (the longest name the API accepts), when
+    the home page lists the match open for joining, the invite page, the table in the lobby and at
+    the final settlement, My matches and the replay are opened at 1366x768 and at 390x844, then no
+    page is wider than the window, and a name cut short shows in full on hover / long-press (title)."""
+    base, app = server
+    svc = app.extensions["tilefold"]
+    open_id, _, _ = svc.create("hanshan", {"hands": 1})
+    _, open_token, _ = svc.join(open_id, LONGEST)
+    match_id, token = finished_match(app, monkeypatch, "table-explain-kdd", "koudiandian", {"hands": 1}, LONGEST)
+    _, page = contexts()
+    frames = page.request.get(f"{base}/replay/{match_id}/frames.json").json()
+    end = frames["steps"][frames["hands"][-1]["end"]]["version"]
+    visits = [
+        ("/", "#open-list a"),
+        (f"/join/{open_id}", "#join-info p"),
+        (f"/play/{open_id}#seat={open_token}", "#lobby li"),
+        (f"/play/{match_id}#seat={token}", "#result:not([hidden]) #settle-table"),
+        ("/my", f"li[data-match='{match_id}']"),
+        (f"/replay/{match_id}#e={end}", "#explained .block"),
+    ]
+    for size in (WIDE, PHONE):
+        page.set_viewport_size(size)
+        for url, ready in visits:
+            page.goto(base + url)
+            page.wait_for_selector(ready)
+            page.wait_for_timeout(100)
+            seen = page.evaluate(SIDEWAYS, LONGEST)
+            assert seen["over"] <= 0, (url, size, seen)
+            assert not seen["cut"], (url, size, seen)

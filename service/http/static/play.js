@@ -135,7 +135,7 @@
     const wind = windOf(s);
     const head = el("div", { class: "seat-head" },
       el("span", { class: "wind", title: wind[1] + " wind", text: wind[0] }),
-      el("span", { class: "name", text: seatName(s) }),
+      el("span", { class: "name", text: seatName(s), title: seatName(s) }),  // a cut name in full on hover / long-press
       view.seats[s] && view.seats[s].bot ? el("small", { class: "muted", text: " 电脑 bot" }) : null,
       (hand ? hand.dealer : v.dealer) === s ? el("span", { class: "tag dealer", title: "dealer", text: "庄" }) : null,
       hand && hand.seats[s].ready ? el("span", { class: "tag ready", title: "declared ready", text: "听" }) : null,
