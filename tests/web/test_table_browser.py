@@ -174,3 +174,50 @@ def test_no_page_scrolls_sideways_for_the_longest_name(server, contexts, monkeyp
             seen = page.evaluate(SIDEWAYS, LONGEST)
             assert seen["over"] <= 0, (url, size, seen)
             assert not seen["cut"], (url, size, seen)
+
+
+def test_open_matches_newest_first_paged_only_joinable_and_the_creator_follows_the_seats(server, contexts, monkeypatch):  # noqa: F811
+    """Given a busy server (the API lists 5 matches a page) with 24 matches open for joining and a
+    newer one already started, when a person opens the home page, then the list starts with the newest
+    open match, keeps newest first, leaves out the started one, and 更多 more reads the older ones;
+    and when that person creates a match, their page follows the seats filling and says when it started."""
+    base, app = server
+    svc = app.extensions["tilefold"]
+    monkeypatch.setitem(app.config, "LIST_LIMIT", 5)
+    opened = []
+    for i in range(24):
+        match_id, _, _ = svc.create("hanshan", {"hands": 1})
+        svc.join(match_id, f"open{i}")
+        opened.append(match_id)
+    full, owner, _ = svc.create("hanshan", {"hands": 1})
+    svc.join(full, "full")
+    svc.add_bots(full, owner, None)
+    _, page = contexts()
+    page.goto(base + "/")
+    page.wait_for_selector("#open-list li[data-match]")
+    listed = page.eval_on_selector_all("#open-list li[data-match]", "ls => ls.map((l) => l.dataset.match)")
+    assert full not in listed
+    assert listed[0] == opened[-1], (listed, opened)
+    mine = [m for m in listed if m in opened]
+    assert mine == sorted(mine, key=opened.index, reverse=True)
+    assert opened[0] not in listed and page.is_visible("#open-more")
+    for _ in range(5):
+        if opened[0] in listed or not page.is_visible("#open-more"):
+            break
+        page.click("#open-more")
+        page.wait_for_timeout(300)
+        listed = page.eval_on_selector_all("#open-list li[data-match]", "ls => ls.map((l) => l.dataset.match)")
+    assert [m for m in listed if m in opened] == opened[::-1]
+    # the creator's page follows the seats
+    page.check("input[name=variant][value=hanshan]")
+    page.fill("input[name=name]", "Host")
+    page.click("#create-btn")
+    page.wait_for_selector("#created:not([hidden])")
+    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('1/4')")
+    match_id = page.input_value("#invite-url").rstrip("/").rsplit("/", 1)[1]
+    svc.join(match_id, "Bob")
+    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('2/4')")
+    assert "Bob" in page.text_content("#created-seats")
+    svc.join(match_id, "Carol")
+    svc.join(match_id, "Dave")
+    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('started')")

@@ -41,6 +41,7 @@
       document.getElementById("created").hidden = false;
       document.getElementById("invite-url").value = made.invite_url;
       document.getElementById("go-table").href = made.play;
+      followSeats(made.id, Boolean(name));
     } catch (err) {
       toast("开局失败 could not create: " + err.message);
     } finally { button.disabled = false; }
@@ -51,18 +52,66 @@
     try { await navigator.clipboard.writeText(input.value); toast("已复制 copied"); } catch (e) { document.execCommand("copy"); }
   });
 
-  async function openMatches() {
+  // Matches open for joining: newest first (the API's order), only those with a free seat, a page at
+  // a time: the list reads the API's pages (?before=) until it has OPEN_PAGE of them; 更多 more reads on.
+  const OPEN_PAGE = 10, SCAN_PAGES = 5;
+  let openNext = "/api/matches";
+  async function openMatches(more) {
     const list = document.getElementById("open-list");
+    const moreBtn = document.getElementById("open-more");
+    if (!more) openNext = "/api/matches";
+    const found = [];
     try {
-      const data = await api("GET", "/api/matches");
-      const open = data.matches.filter((m) => m.status === "open").reverse().slice(0, 20);
-      list.replaceChildren(...(open.length ? open.map((m) => {
+      for (let pages = 0; openNext && found.length < OPEN_PAGE && pages < SCAN_PAGES; pages++) {
+        const data = await api("GET", openNext);
+        found.push(...data.matches.filter((m) => m.status === "open" && m.seats.some((s) => !s)));
+        openNext = data.next;
+      }
+      const items = found.map((m) => {
         const taken = m.seats.filter(Boolean).map((s) => s.name);
-        return el("li", {}, el("a", { href: `/join/${m.id}` }, VARIANTS[m.variant][0] + " " + VARIANTS[m.variant][1]),
-                  " · ", `${taken.length}/4 `, el("span", { class: "muted", text: taken.join("、") }));
-      }) : [el("li", { class: "muted", text: "暂无 none right now" })]));
-    } catch (err) { list.replaceChildren(el("li", { class: "muted", text: err.message })); }
+        return el("li", { dataset: { match: m.id } }, el("a", { href: `/join/${m.id}` }, VARIANTS[m.variant][0] + " " + VARIANTS[m.variant][1]),
+                  " · ", `${taken.length}/4 `, el("span", { class: "muted", text: taken.join("、") }),
+                  m.created_at ? el("small", { text: " · " + new Date(m.created_at).toLocaleString() }) : null);
+      });
+      if (more) list.append(...items);
+      else list.replaceChildren(...(items.length ? items : [el("li", { class: "muted", text: "暂无 none right now" })]));
+    } catch (err) { if (!more) list.replaceChildren(el("li", { class: "muted", text: err.message })); }
+    moreBtn.hidden = !openNext;
   }
-  openMatches();
-  setInterval(openMatches, 15000);
+  document.getElementById("open-more").addEventListener("click", () => openMatches(true));
+  openMatches(false);
+  setInterval(() => { if (document.getElementById("open-more").hidden || !document.querySelector("#open-list li + li")) openMatches(false); }, 15000);
+
+  // The creator's page follows the seats filling (a long-poll on the creator's seat view when seated,
+  // else the public summary every 5 s) and says when the match has started.
+  async function followSeats(id, seated) {
+    let tag = null;
+    for (;;) {
+      let m = null;
+      try {
+        if (seated) {
+          const res = await fetch(`/api/matches/${id}/view?wait=20`, { credentials: "same-origin",
+            headers: Object.assign({ Accept: "application/json" }, tag ? { "If-None-Match": tag } : {}) });
+          if (res.status === 304) continue;
+          if (!res.ok) throw new Error("HTTP " + res.status);
+          tag = res.headers.get("ETag");
+          m = await res.json();
+        } else m = await api("GET", `/api/matches/${id}`);
+      } catch (err) { await new Promise((r) => setTimeout(r, 5000)); continue; }
+      showSeats(m);
+      if (m.status !== "open") return;
+      if (!seated) await new Promise((r) => setTimeout(r, 5000));
+    }
+  }
+  function showSeats(m) {
+    const taken = m.seats.filter(Boolean).length;
+    document.getElementById("created-seats").replaceChildren(...m.seats.map((s, i) => el("li", {}, `${i + 1}. `,
+      s ? el("b", { text: s.name + (s.bot ? " (电脑 bot)" : ""), title: s.name }) : el("span", { class: "muted", text: "空位 empty" }))));
+    const status = document.getElementById("created-status");
+    if (m.status === "open") status.replaceChildren(`等待入座 ${taken}/4 `, el("small", { text: `waiting for players: ${taken} of 4 seated` }));
+    else {
+      status.replaceChildren(el("b", { text: "对局已开始！" }), " ", el("small", { text: "the match has started: go to the table" }));
+      document.body.dataset.started = "1";
+    }
+  }
 })();
