@@ -16,6 +16,7 @@ from .infra.deadlines import Decisions
 from .infra.notify import DeliverySettings, Notifier, Webhooks
 from .http.jsonio import OrjsonProvider
 from .usecases.play import MatchService
+from .infra.keys import keyring_for
 from .infra.repository import MatchRepository
 from .http.routes import blueprints
 from .http.smorest_adapter import TilefoldApi
@@ -91,7 +92,9 @@ def _service(settings: dict[str, Any]) -> MatchService:
         allow_private=settings["WEBHOOK_ALLOW_PRIVATE"],
     )
     notifier = Notifier(store, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
-    repo = MatchRepository(store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"])
+    repo = MatchRepository(
+        store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"], keyring_for(settings)
+    )
     return MatchService(
         repo,
         decisions=Decisions(store),

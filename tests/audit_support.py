@@ -73,7 +73,15 @@ def rehash(rows: list[dict]) -> list[dict]:
 
 
 def rows_of(ndjson: str) -> list[dict]:
-    return [json.loads(line) for line in ndjson.splitlines() if line.strip()]
+    """The rows of an exported log (its signed heads, `{"signature": …}` lines, left out)."""
+    lines = [json.loads(line) for line in ndjson.splitlines() if line.strip()]
+    return [row for row in lines if set(row) != {"signature"}]
+
+
+def signatures_of(ndjson: str) -> list[dict]:
+    """The signed heads an exported log carries."""
+    lines = [json.loads(line) for line in ndjson.splitlines() if line.strip()]
+    return [row["signature"] for row in lines if set(row) == {"signature"}]
 
 
 def first(rows: list[dict], type_: str, when=lambda p: True) -> dict:

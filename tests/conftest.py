@@ -132,7 +132,7 @@ def app(tmp_path):
         from tests.backends import PostgresBackend, require_pg
 
         made = PostgresBackend(require_pg())
-        app = create_app({"DATABASE": made.target, "TESTING": True})
+        app = create_app({"DATABASE": made.target, "TESTING": True, "KEYS": str(tmp_path / "keys")})
         yield app
         app.extensions["tilefold"].repo.store.close()
         made.close()

@@ -266,7 +266,29 @@ def _repo(db: Optional[str]) -> Any:
     from ..infra.config import from_env
     from ..infra.repository import MatchRepository
 
-    return MatchRepository(initialise_store(db or from_env()["DATABASE"]))
+    from ..infra.keys import keyring_for
+
+    settings = from_env()
+    database = db or settings["DATABASE"]
+    return MatchRepository(initialise_store(database), keyring=keyring_for({**settings, "DATABASE": database}))
+
+
+def _keys_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("list", "rotate"), help="list the public keys, or rotate the signing key")
+    parser.add_argument("--db", default=None, help="the database the keys sit beside (default $TILEFOLD_DB)")
+
+
+@command("keys", "the server's signing keys (outside the database): list them, or rotate to a new one", _keys_args)
+def keys_command(args: argparse.Namespace) -> int:
+    from ..infra.config import from_env
+    from ..infra.keys import keyring_for
+
+    settings = from_env()
+    keyring = keyring_for({**settings, "DATABASE": args.db or settings["DATABASE"]})
+    if args.action == "rotate":
+        print(f"new signing key {keyring.rotate()}; the old ones still verify the matches they signed")
+    print(json.dumps({"keys": keyring.describe()}, indent=1))
+    return 0
 
 
 @command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
@@ -283,30 +305,74 @@ def export_log(args: argparse.Namespace) -> int:
     return 0
 
 
-@command("verify", "audit an exported ndjson log: hash chain, seeds, every action and settlement", _log_args)
+def _verify_args(parser: argparse.ArgumentParser) -> None:
+    _log_args(parser)
+    parser.add_argument(
+        "--key",
+        action="append",
+        default=None,
+        help="the server's public key: base64 of its 32 bytes, a PEM file, a file or URL of its "
+        "GET /api/keys answer (repeatable); the log must then be signed by it, unchanged",
+    )
+
+
+def _public_keys(sources: Sequence[str]) -> dict:
+    """{key id: public key} from --key values (text, a file, or an http(s) URL of /api/keys)."""
+    from ..model import signatures
+
+    keys: dict = {}
+    for source in sources:
+        if source.startswith(("http://", "https://")):
+            import urllib.request
+
+            with urllib.request.urlopen(source, timeout=10) as answer:  # noqa: S310 - the user's own URL
+                text = answer.read().decode("utf-8")
+        elif os.path.exists(source):
+            text = _read(source)
+        else:
+            text = source
+        stripped = text.strip()
+        if stripped.startswith("{"):
+            listed = json.loads(stripped).get("keys") or []
+            found = [signatures.load_public(str(k.get("public_key"))) for k in listed]
+        else:
+            found = [signatures.load_public(stripped)]
+        keys.update({signatures.key_id(k): k for k in found})
+    return keys
+
+
+@command(
+    "verify", "audit an exported ndjson log: hash chain, signatures, seeds, every action and settlement", _verify_args
+)
 def verify_log(args: argparse.Namespace) -> int:
-    from ..usecases.match_log import LogError, parse_log, verify_rows
+    from ..model.signatures import PublicKeyError
+    from ..usecases.match_log import LogError, read_log, verify_rows
 
     try:
-        rows = parse_log(_read(args.target))
+        rows, signed = read_log(_read(args.target))
     except (OSError, LogError) as exc:
         print(f"FAIL: cannot read the log: {exc}")
         return 2
-    verdict = verify_rows(rows)
+    try:
+        keys = None if args.key is None else _public_keys(args.key)
+    except (OSError, ValueError, PublicKeyError) as exc:
+        print(f"FAIL: cannot read the key: {exc}")
+        return 2
+    verdict = verify_rows(rows, signed, keys)
     print(verdict.text())
     return 0 if verdict.ok else 1
 
 
 @command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
 def import_log(args: argparse.Namespace) -> int:
-    from ..usecases.match_log import LogError, import_rows, parse_log
+    from ..usecases.match_log import LogError, import_rows, read_log
     from ..http.problems import ApiError
     from ..model.room import new_match_id
 
     try:
-        rows = parse_log(_read(args.target))
+        rows, signed = read_log(_read(args.target))
         match_id = new_match_id()
-        verdict = import_rows(_repo(args.db), rows, match_id)
+        verdict = import_rows(_repo(args.db), rows, match_id, signed)
     except (OSError, LogError) as exc:
         print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,8 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     # PostgreSQL: connections per worker process, and how long a request waits for one (then 503)
     "TILEFOLD_PG_POOL_SIZE": ("PG_POOL_SIZE", int, 10),
     "TILEFOLD_PG_POOL_TIMEOUT": ("PG_POOL_TIMEOUT", float, 30.0),
+    # the server's keys, outside the database (service/infra/keys.py): default .<SQLite file name>.keys beside it
+    "TILEFOLD_KEYS": ("KEYS", str, None),
     "TILEFOLD_MAX_BODY": ("MAX_CONTENT_LENGTH", int, 64 * 1024),
     "TILEFOLD_BOT_DELAY": ("BOT_DELAY", float, 0.0),
     "TILEFOLD_MAX_WAIT": ("MAX_WAIT", float, 30.0),

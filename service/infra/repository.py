@@ -15,6 +15,7 @@ from . import metrics
 from ..model import room as rooms
 from ..model.numbering import NONE_HIDDEN, Numbering
 from ..http.problems import ApiError
+from .keys import Keyring
 from .snapshots import Snapshots
 
 STREAM_PREFIX = "match-"
@@ -120,8 +121,10 @@ class MatchRepository:
         cache_size: int = 512,
         snapshot_every: int = 100,
         snapshot_head: bool = True,
+        keyring: Optional[Keyring] = None,
     ) -> None:
         self.store = store
+        self.keyring = keyring  # signs hand and match ends (service/usecases/signing.py); None: unsigned
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
         self._verified: dict[str, int] = {}  # match id -> rows after this version were checked (issue 13)

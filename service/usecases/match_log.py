@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from engine import variants
 from engine.audit import AuditReport, audit
 from engine.tiles import ZH_NAMES, kind
 from events import NewEvent, Problem, canonical_json, verify_chain
 
-from ..model import room as rooms
+from . import signing
+from ..model import room as rooms, signatures
 from ..http.problems import ApiError
 from ..http.strict_json import encodable, parse_int as strict_int
 from ..infra.repository import Loaded, MatchRepository, stream_of
@@ -45,7 +49,13 @@ def to_ndjson(rows: Iterable[dict]) -> str:
 
 
 def parse_log(text: str) -> list[dict]:
-    """Rows from ndjson (one JSON object a line) or from a JSON list of rows."""
+    """Rows from ndjson (one JSON object a line) or from a JSON list of rows (signatures left out)."""
+    return read_log(text)[0]
+
+
+def read_log(text: str) -> tuple[list[dict], list[dict]]:
+    """(rows, signatures) from ndjson (one JSON object a line) or from a JSON list of rows; a
+    `{"signature": {...}}` line or element is a signed head (docs/AUDIT.md, "Signed records")."""
     text = text.strip()
     if not text:
         raise LogError("the log is empty")
@@ -65,15 +75,21 @@ def parse_log(text: str) -> list[dict]:
                 raise LogError(f"line {number} is not JSON: {exc}") from None
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise LogError("the log must be a list of row objects")
+    signed = [r["signature"] for r in rows if signatures.is_signature_line(r)]
+    rows = [r for r in rows if not signatures.is_signature_line(r)]
     for number, row in enumerate(rows, start=1):
         missing = [f for f in ROW_FIELDS if f not in row]
         if missing:
             raise LogError(f"row {number} lacks {', '.join(missing)}")
         if isinstance(row["payload"], str):
             row["payload"] = _loads(row["payload"])
-    if not encodable(rows):
+    if not encodable(rows) or not encodable(signed):
         raise LogError("a string holds a lone surrogate (not valid Unicode text)")
-    return rows
+    return rows, signed
+
+
+def signature_line(record: dict) -> str:
+    return canonical_json({"signature": {f: record.get(f) for f in signatures.FIELDS}})
 
 
 def _loads(text: str) -> Any:
@@ -93,11 +109,16 @@ class Verdict:
     report: AuditReport
     streams: list[str] = field(default_factory=list)
     types: dict = field(default_factory=dict)  # version -> type, to name a chain problem's event
+    signed: list[dict] = field(default_factory=list)  # the signed heads the log carries
+    signature_problem: Optional[str] = None  # why the signatures do not prove the log (keys given)
+    keys_checked: bool = False  # the signatures were checked against given public keys
+    trusted: Optional[bool] = None  # import: signed by a key this server trusts
 
     @property
     def consistent(self) -> bool:
-        """Chain intact and every event re-decided (a preset deal may still be unproven)."""
-        return not self.chain and self.report.ok
+        """Chain intact, signatures good (when keys are given) and every event re-decided (a preset
+        deal may still be unproven)."""
+        return not self.chain and self.signature_problem is None and self.report.ok
 
     @property
     def ok(self) -> bool:
@@ -114,6 +135,8 @@ class Verdict:
             kind_ = self.types.get(version, "missing")
             more = f" (+{len(self.chain) - 1} more chain problems)" if len(self.chain) > 1 else ""
             return f"FAIL at event {version} ({kind_}): hash chain: {first.kind}: {first.message}{more}"
+        if self.signature_problem is not None:
+            return f"FAIL: signature: {self.signature_problem}"
         if r.failure is not None:
             return str(r.failure)
         finished = "" if r.finished else ", match not finished"
@@ -125,19 +148,69 @@ class Verdict:
             )
         return (
             f"OK: {r.hands:,} hands, {r.events:,} events, chain intact, {r.seeds_verified:,} seeds verified, "
-            f"every action legal, every settlement matches{finished}"
+            f"every action legal, every settlement matches{finished}; {self.signature_text()}"
         )
 
+    def signature_text(self) -> str:
+        if not self.signed:
+            return "unsigned" + ("; not signed by a key this server trusts" if self.trusted is not None else "")
+        if self.trusted is not None:
+            ids = ", ".join(sorted({str(s.get("key_id")) for s in self.signed}))
+            return (
+                f"signed by this server's key {ids}: a key this server trusts"
+                if self.trusted
+                else f"signed by key {ids}: not a key this server trusts"
+            )
+        ids = ", ".join(sorted({str(s.get("key_id")) for s in self.signed}))
+        if self.keys_checked:
+            return f"signed by key {ids} at {len(self.signed)} hand and match ends, every signature valid"
+        return f"signed by key {ids} (not checked: give --key)"
 
-def verify_rows(rows: list[dict]) -> Verdict:
-    """Check the hash chain, then replay the log through the engine (service events skipped)."""
+
+def verify_rows(
+    rows: list[dict], signed: Sequence[dict] = (), keys: Optional[Mapping[str, Ed25519PublicKey]] = None
+) -> Verdict:
+    """Check the hash chain, the signed heads against `keys` (when given), then replay the log
+    through the engine (service events skipped)."""
     chain = verify_chain(rows)
     streams = sorted({str(r.get("stream")) for r in rows})
     report = audit(rows, service_types=service_types())
     types = {r.get("version"): r.get("type") for r in rows}
     if len(streams) > 1 and not chain:
         chain = [Problem(streams[1], 1, "malformed", "a match log holds exactly one stream")]
-    return Verdict(chain, report, streams, types)
+    problem = None if keys is None else signature_problem(rows, signed, keys)
+    return Verdict(chain, report, streams, types, list(signed), problem, keys is not None)
+
+
+def signature_problem(rows: list[dict], signed: Sequence[dict], keys: Mapping[str, Ed25519PublicKey]) -> Optional[str]:
+    """None when every signed head is a valid signature by one of `keys` over a row of this log,
+    and the last one covers its last row; else why the log is not proven to come from that server."""
+    if not rows:
+        return "the log is empty"
+    if not signed:
+        return "the log carries no signature: nothing shows it came from the server whose key was given"
+    by_version = {r.get("version"): r for r in rows}
+    stream = rows[0].get("stream")
+    for record in signed:
+        version = record.get("version")
+        row = by_version.get(version)
+        if record.get("stream") != stream:
+            return f"a signature is for stream {record.get('stream')!r}, the log is {stream!r}"
+        if row is None:
+            return f"a signature covers version {version}, which this log does not have"
+        if row.get("hash") != record.get("hash"):
+            return (
+                f"the log was changed after it was signed: the server signed the chain head at version "
+                f"{version} ({row.get('type')}) as {str(record.get('hash'))[:16]}…, this log's row {version} "
+                f"hashes to {str(row.get('hash'))[:16]}… (a row at or before it differs)"
+            )
+        invalid = signatures.check(record, keys)
+        if invalid is not None:
+            return invalid
+    last = max(int(r.get("version") or 0) for r in signed)
+    if last != rows[-1].get("version"):
+        return f"rows after version {last} are not signed (the log ends at version {rows[-1].get('version')})"
+    return None
 
 
 def service_types() -> frozenset:
@@ -157,6 +230,20 @@ def import_record(repo: MatchRepository, match_id: str) -> Optional[dict]:
     """The `imported` event of an imported match (original stream, head, per-row time and hash), or None."""
     stored = repo.store.read(IMPORT_PREFIX + match_id, limit=1)
     return stored[0].payload if stored and stored[0].type == IMPORTED else None
+
+
+def export_signatures(repo: MatchRepository, match_id: str, rows: list[dict]) -> list[dict]:
+    """The signed heads of a finished match: an imported one's as they were imported; the server's
+    own, with its head signed now if no signature covers it yet (a match finished before signing
+    existed, or a crash between the last append and its signature)."""
+    record = import_record(repo, match_id)
+    if record is not None:
+        return list(record.get("signatures") or [])
+    signed = signing.signatures_of(repo, match_id)
+    if rows and repo.keyring is not None and not any(s.get("version") == rows[-1]["version"] for s in signed):
+        now = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        signed.append(signing.sign_head(repo, match_id, rows[-1]["version"], rows[-1]["hash"], now))
+    return signed
 
 
 def export_rows(repo: MatchRepository, match_id: str) -> list[dict]:
@@ -180,12 +267,17 @@ def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
         raise ApiError(400, "invalid_format", f"format must be one of {', '.join(FORMATS)}")
     loaded = finished(repo, match_id)
     rows = export_rows(repo, match_id)
+    signed = export_signatures(repo, match_id, rows) if fmt != "text" else []
     if fmt == "ndjson":
-        return to_ndjson(rows), "application/x-ndjson"
+        return to_ndjson(rows) + "".join(signature_line(r) + "\n" for r in signed), "application/x-ndjson"
     if fmt == "json":
         from ..model.presenters import summary
 
-        body = {"match": summary(loaded, table=False), "events": [{f: r[f] for f in ROW_FIELDS} for r in rows]}
+        body = {
+            "match": summary(loaded, table=False),
+            "events": [{f: r[f] for f in ROW_FIELDS} for r in rows],
+            "signatures": [{f: r.get(f) for f in signatures.FIELDS} for r in signed],
+        }
         return json.dumps(body, ensure_ascii=False, indent=1), "application/json"
     return text_log(loaded, rows), "text/plain; charset=utf-8"
 
@@ -312,12 +404,25 @@ def _event_line(e: dict, variant: str, seat_name):
 
 
 # -- import -------------------------------------------------------------------------
-def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdict:
-    """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md)."""
+def import_rows(repo: MatchRepository, rows: list[dict], match_id: str, signed: Sequence[dict] = ()) -> Verdict:
+    """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md).
+
+    The verdict says whether a key this server trusts (its own, current or rotated out) signed it.
+    A log carrying a signature under one of this server's key ids that does not verify is refused."""
     from .import_check import check_service_events
 
     check_service_events(rows)  # the live endpoints' schemas, before anything else reads the payloads
+    own = repo.keyring.public_keys() if repo.keyring is not None else {}
     verdict = verify_rows(rows)
+    verdict.signed = list(signed)
+    verdict.trusted = False
+    if signed and own:
+        verdict.keys_checked = True
+        problem = signature_problem(rows, signed, own)
+        claims_ours = any(str(s.get("key_id")) in own for s in signed)
+        if problem is not None and claims_ours:
+            raise ApiError(422, "log_rejected", f"FAIL: signature: {problem}", verdict=f"FAIL: signature: {problem}")
+        verdict.trusted = problem is None
     if verdict.consistent and not verdict.ok:
         raise ApiError(422, "unverified_deal", verdict.text(), verdict=verdict.text())
     if not verdict.ok:
@@ -333,6 +438,7 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdi
         "original_stream": rows[0]["stream"],
         "original_head": {"version": rows[-1]["version"], "hash": rows[-1]["hash"]},
         "rows": [[r["recorded_at"], r["hash"]] for r in rows],
+        "signatures": [{f: r.get(f) for f in signatures.FIELDS} for r in signed],
     }
     # The record first: a match stream never exists without it (an orphan record is harmless).
     repo.store.append(IMPORT_PREFIX + match_id, 0, [NewEvent(IMPORTED, record)])
@@ -342,6 +448,8 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str) -> Verdi
 
 __all__ = [
     "FORMATS",
+    "read_log",
+    "signature_problem",
     "LogError",
     "Verdict",
     "export",

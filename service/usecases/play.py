@@ -14,7 +14,7 @@ from engine.options import normalise
 from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
-from . import correspondence
+from . import correspondence, signing
 from ..infra import metrics
 from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
@@ -233,6 +233,10 @@ class MatchService:
         result = self.repo.append_on(loaded, events, state, key, fingerprint, own, effects)
         if effects.notices and not result.replayed:
             self.notifier.wake()
+        if not result.replayed:
+            types = [e["type"] for e in events]
+            head = loaded.version + len(events)  # the result may cover only the first `own` rows
+            signing.sign_if_ended(self.repo, loaded.match_id, types, head, None, self.now())
         return result
 
     def _consequences(self, loaded: Loaded, events: list[dict], state: Any) -> Effects:

@@ -90,6 +90,7 @@ def blueprints() -> list[Blueprint]:
         events.blp,
         score.blp,
         export.blp,
+        export.keys_blp,
         replays.blp,
         orders.blp,
         webhooks.blp,

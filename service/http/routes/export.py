@@ -41,11 +41,35 @@ def import_match():
     request.max_content_length = current_app.config.get("MAX_IMPORT_BYTES", DEFAULT_IMPORT_LIMIT)
     text = request.get_data(as_text=True)
     try:
-        rows = match_log.parse_log(text)
+        rows, signed = match_log.read_log(text)
     except match_log.LogError as exc:
         raise ApiError(400, "invalid_log", str(exc)) from None
     repo = service().repo
     match_id = rooms.new_match_id()
-    verdict = match_log.import_rows(repo, rows, match_id)
-    body = {"id": match_id, "verdict": verdict.text(), "match": summary(repo.load(match_id), table=False)}
+    verdict = match_log.import_rows(repo, rows, match_id, signed)
+    body = {
+        "id": match_id,
+        "verdict": verdict.text(),
+        "signed_by_trusted_key": bool(verdict.trusted),
+        "match": summary(repo.load(match_id), table=False),
+    }
     return body, 201, {"Location": f"/api/matches/{match_id}"}
+
+
+keys_blp = Blueprint(
+    "keys",
+    __name__,
+    url_prefix="/api/keys",
+    description="The server's public signing keys: check a match log's signatures (tilefold verify --key).",
+)
+
+
+@keys_blp.route("", methods=["GET"])
+@keys_blp.alt_response(
+    200, description="`{keys: [{id, algorithm, public_key (base64 of 32 raw bytes), current}]}`", success=True
+)
+@errors(keys_blp, 503)
+def public_keys():
+    """Every signing key this server has used (the current one first): old matches stay checkable."""
+    keyring = service().repo.keyring
+    return {"keys": keyring.describe() if keyring is not None else []}

@@ -1,0 +1,52 @@
+"""Signed records: every hand end and match end signs the match stream's head (docs/AUDIT.md).
+
+The signatures live in their own stream, `sig-<match id>` (one `head_signed` event each), beside the
+match stream and outside it, so signing changes no version of the match and the export carries them
+after its rows. The key is the keyring's (service/infra/keys.py), never in the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Iterable, Optional
+
+from events import ConcurrencyError, NewEvent
+
+from ..infra.repository import MatchRepository, stream_of
+
+log = logging.getLogger(__name__)
+SIG_PREFIX = "sig-"
+HEAD_SIGNED = "head_signed"
+SIGNED_ENDS = frozenset({"hand_ended", "match_ended"})
+
+
+def sign_if_ended(
+    repo: MatchRepository, match_id: str, types: Iterable[str], version: int, head_hash: Optional[str], now: str
+) -> None:
+    """After an append that ended a hand or the match: sign the head it wrote (never fails the append)."""
+    if repo.keyring is None or not SIGNED_ENDS.intersection(types):
+        return
+    try:
+        sign_head(repo, match_id, version, head_hash, now)
+    except Exception:  # noqa: BLE001 - logged; the export signs an unsigned head later
+        log.exception("signing the head of %s at version %s failed", match_id, version)
+
+
+def sign_head(repo: MatchRepository, match_id: str, version: int, head_hash: Optional[str], now: str) -> dict:
+    stream = stream_of(match_id)
+    if head_hash is None:
+        head_hash = repo.store.read(stream, after=version - 1, limit=1)[0].hash
+    assert repo.keyring is not None
+    record = repo.keyring.sign_head(stream, version, head_hash, now)
+    signed = SIG_PREFIX + match_id
+    for _ in range(8):
+        try:
+            repo.store.append(signed, repo.store.current_version(signed), [NewEvent(HEAD_SIGNED, record)])
+            return record
+        except ConcurrencyError:
+            continue
+    raise RuntimeError(f"cannot append to {signed}: too many simultaneous signatures")
+
+
+def signatures_of(repo: MatchRepository, match_id: str) -> list[dict[str, Any]]:
+    return [dict(e.payload) for e in repo.store.read(SIG_PREFIX + match_id) if e.type == HEAD_SIGNED]
