@@ -12,6 +12,27 @@ from typing import Any, Callable, Optional, Sequence
 COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]] = {}
 
 
+def exit_code(error: Exception) -> int:
+    """The exit code of a refusal (service/model/errors.py): 2 for input the command cannot take,
+    3 for stored rows that fail their hash chain, 1 for any other refusal."""
+    from ..model import errors
+
+    if isinstance(error, errors.IntegrityFailure):
+        return 3
+    if isinstance(error, errors.Invalid):
+        return 2
+    return 1
+
+
+def refusal_text(error: Exception) -> str:
+    """What the command line says of a refusal: its detail, and for an integrity failure the row."""
+    from ..model import errors
+
+    if isinstance(error, errors.IntegrityFailure):
+        return f"{error.detail}: match {error.match_id}: {error.problem}"
+    return str(getattr(error, "detail", error))
+
+
 def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] = lambda p: None):
     """Register `run(args) -> int` as the subcommand `name`."""
 
@@ -293,14 +314,14 @@ def keys_command(args: argparse.Namespace) -> int:
 
 @command("export", "print a finished match's log (ndjson as stored, json, or a readable text log)", _log_args)
 def export_log(args: argparse.Namespace) -> int:
+    from ..model.errors import ServiceError
     from ..usecases.match_log import export
-    from ..http.problems import ApiError
 
     try:
         body, _ = export(_repo(args.db), args.target, args.format)
-    except ApiError as exc:
-        print(f"tilefold export: {exc.detail}", file=sys.stderr)
-        return 1
+    except ServiceError as exc:
+        print(f"tilefold export: {refusal_text(exc)}", file=sys.stderr)
+        return exit_code(exc)
     sys.stdout.write(body)
     return 0
 
@@ -365,8 +386,8 @@ def verify_log(args: argparse.Namespace) -> int:
 
 @command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
 def import_log(args: argparse.Namespace) -> int:
+    from ..model.errors import ServiceError
     from ..usecases.match_log import LogError, import_rows, read_log
-    from ..http.problems import ApiError
     from ..model.room import new_match_id
 
     try:
@@ -376,9 +397,9 @@ def import_log(args: argparse.Namespace) -> int:
     except (OSError, LogError) as exc:
         print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
         return 2
-    except ApiError as exc:
-        print(f"tilefold import: rejected: {exc.detail}", file=sys.stderr)
-        return 1
+    except ServiceError as exc:
+        print(f"tilefold import: rejected: {refusal_text(exc)}", file=sys.stderr)
+        return exit_code(exc)
     print(verdict.text())
     print(match_id)
     return 0

@@ -12,6 +12,7 @@ from werkzeug.exceptions import HTTPException
 
 from events import IdempotencyMismatch, StorageUnavailable
 
+from ..model import errors
 from .schemas import flatten_errors
 
 PROBLEM_TYPE = "application/problem+json"
@@ -36,13 +37,37 @@ HTTP_CODES = {
 }
 
 
-class ApiError(Exception):
-    """An error answered as problem+json: status, stable code, human detail, extra members."""
+#: the one table from the service's refusals (service/model/errors.py) to problem+json statuses
+STATUS: dict[type[errors.ServiceError], int] = {
+    errors.Invalid: 400,
+    errors.Unauthenticated: 401,
+    errors.Forbidden: 403,
+    errors.NotFound: 404,
+    errors.Conflict: 409,
+    errors.Rejected: 422,
+    errors.TooMany: 429,
+    errors.Busy: 503,
+    errors.IntegrityFailure: 503,
+}
+BEARER = {"WWW-Authenticate": 'Bearer realm="tilefold"'}
+
+
+class ApiError(errors.ServiceError):
+    """An HTTP-only refusal (of a request's form: a header, a body), with its status and headers."""
 
     def __init__(self, status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any):
-        super().__init__(detail)
-        self.status, self.code, self.detail = status, code, detail
-        self.headers, self.extra = headers or {}, extra
+        super().__init__(code, detail, **extra)
+        self.status, self.headers = status, headers or {}
+
+
+def status_of(error: errors.ServiceError) -> int:
+    """The HTTP status of a refusal: its kind's row in STATUS (the nearest base class that has one)."""
+    if isinstance(error, ApiError):
+        return error.status
+    for kind in type(error).__mro__:
+        if kind in STATUS:
+            return STATUS[kind]
+    return 500
 
 
 def problem(status: int, code: str, detail: str, headers: Optional[dict] = None, **extra: Any) -> Response:
@@ -71,8 +96,17 @@ def _title(status: int) -> str:
         return "Error"
 
 
-def handle_api_error(error: ApiError) -> Response:
-    return problem(error.status, error.code, error.detail, error.headers, **error.extra)
+def handle_service_error(error: errors.ServiceError) -> Response:
+    """A refusal as problem+json, its status from STATUS; headers from what the refusal says."""
+    status = status_of(error)
+    headers = dict(error.headers) if isinstance(error, ApiError) else {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    if isinstance(error, errors.Unauthenticated):
+        headers.update(BEARER)
+    if isinstance(error, errors.VersionConflict):
+        headers["ETag"] = f'"v{error.current}"'
+    return problem(status, error.code, error.detail, headers, **error.extra)
 
 
 def handle_http_exception(error: HTTPException) -> Response:
@@ -132,7 +166,7 @@ def register(app: Flask) -> None:
     from engine import IllegalAction
 
     app.register_error_handler(IllegalAction, handle_illegal)
-    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(errors.ServiceError, handle_service_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(RecursionError, handle_too_deep)
     app.register_error_handler(StorageUnavailable, handle_storage)

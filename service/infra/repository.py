@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional, Union
 
 import engine
-from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent
+from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent, verify_chain
 
 from . import metrics
 from ..model import room as rooms
 from ..model.numbering import NONE_HIDDEN, Numbering
-from ..http.problems import ApiError
+from ..model.errors import IntegrityFailure, NotFound
 from .keys import Keyring
 from .snapshots import Snapshots
 
@@ -130,7 +130,7 @@ class MatchRepository:
         self._verified: dict[str, int] = {}  # match id -> rows after this version were checked (issue 13)
 
     def load(self, match_id: str) -> Loaded:
-        """The match at its latest version; 404 problem when there is no such match.
+        """The match at its latest version; NotFound when there is no such match.
 
         Not in this worker's cache: the latest snapshot plus the events after it (service/infra/snapshots.py).
         """
@@ -146,7 +146,7 @@ class MatchRepository:
         new = self.store.read(stream_of(match_id), after=after)
         if not new:
             if cached is None:
-                raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+                raise NotFound("match_not_found", f"no match {match_id!r}")
             self.cache.put(cached)
             return cached
         loaded = self._fold(match_id, cached, new)
@@ -189,12 +189,7 @@ class MatchRepository:
         if problem:
             metrics.INTEGRITY_ERRORS.labels("chain").inc()
             log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
-            raise ApiError(
-                503,
-                "integrity_error",
-                "this match's stored events fail their hash chain "
-                "(the database was edited); the operator has been alerted",
-            )
+            raise IntegrityFailure(match_id, problem)
         if len(self._verified) >= VERIFIED_LIMIT:
             self._verified.clear()  # forgetting only means checking again
         self._verified[match_id] = after  # rows after this version have been checked in this worker
@@ -211,7 +206,7 @@ class MatchRepository:
             state = engine.fold(fresh, state)
         room = rooms.fold(new, cached.room if cached else None)
         if not room.exists:
-            raise ApiError(404, "match_not_found", f"no match {match_id!r}")
+            raise NotFound("match_not_found", f"no match {match_id!r}")
         numbering = (cached.numbering if cached else NONE_HIDDEN).extended((e.version, e.type, e.payload) for e in new)
         return Loaded(match_id, new[-1].version, state, room, numbering)
 
@@ -276,6 +271,20 @@ class MatchRepository:
         if checked is None or after < checked:
             self.check_integrity(match_id, after)
         return self.store.read(stream_of(match_id), after=after, limit=limit)
+
+    def export_rows(self, match_id: str) -> list[dict[str, Any]]:
+        """Every stored row of the match as stored (for a log), each checked against the chain:
+        the stream as a whole (its head: nothing dropped at the end), then exactly the rows handed
+        out (nothing edited between the check and the read). IntegrityFailure names the row."""
+        self.check_integrity(match_id)
+        rows = self.store.export_rows(stream_of(match_id))
+        problems = verify_chain(rows)
+        if problems:
+            first = problems[0]
+            metrics.INTEGRITY_ERRORS.labels("chain").inc()
+            log.error("match %s fails its hash chain, refusing to export it: %s", match_id, first)
+            raise IntegrityFailure(match_id, f"v{first.version}: {first.kind}: {first.message}")
+        return rows
 
     def version(self, match_id: str) -> int:
         return self.store.current_version(stream_of(match_id))

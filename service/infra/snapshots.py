@@ -33,7 +33,7 @@ from events import ForgedSnapshot
 from . import metrics
 from ..model import room as rooms
 from ..model.numbering import NONE_HIDDEN, Numbering
-from ..http.problems import ApiError
+from ..model.errors import IntegrityFailure
 
 log = logging.getLogger(__name__)
 HAND_ENDS = frozenset({"hand_ended", "match_ended"})
@@ -92,15 +92,12 @@ def decode(data: bytes) -> tuple[Any, rooms.Room, Numbering]:
     return state, room, Numbering.from_bytes(hidden)
 
 
-def refuse_forged(stream: str, problem: Exception) -> ApiError:
-    """Log an edited snapshot row as an error; the 503 problem a load answers instead of its state."""
+def refuse_forged(stream: str, problem: Exception) -> IntegrityFailure:
+    """Log an edited snapshot row as an error; the refusal a load raises instead of its state."""
     metrics.INTEGRITY_ERRORS.labels("snapshot").inc()
     log.error("%s fails its snapshot check, refusing to serve it: %s", stream, problem)
-    return ApiError(
-        503,
-        "integrity_error",
-        "this match's stored snapshot fails its check against the hash chain "
-        "(the database was edited); the operator has been alerted",
+    return IntegrityFailure(
+        stream.removeprefix("match-"), f"snapshot: {problem}", "stored snapshot fails its check against the hash chain"
     )
 
 

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from . import metrics
-from ..http.problems import ApiError
+from ..model.errors import Busy, TooMany
 
 log = logging.getLogger(__name__)
 
@@ -239,12 +239,16 @@ class WaitLimits:
         with self._lock:
             mine = self._by_address.get(address, 0)
             if self.per_address > 0 and mine >= self.per_address:
-                raise self._refusal(
-                    429, "too_many_waits", f"at most {self.per_address} open streams and long-polls per client address"
+                raise TooMany(
+                    "too_many_waits",
+                    f"at most {self.per_address} open streams and long-polls per client address",
+                    retry_after=self.retry_after,
                 )
             if self.total > 0 and self._open >= self.total:
-                raise self._refusal(
-                    503, "server_waits_full", "the server holds as many open streams and long-polls as it allows"
+                raise Busy(
+                    "server_waits_full",
+                    "the server holds as many open streams and long-polls as it allows",
+                    retry_after=self.retry_after,
                 )
             self._by_address[address] = mine + 1
             self._open += 1
@@ -262,9 +266,6 @@ class WaitLimits:
                 self._by_address[address] = left
             else:
                 self._by_address.pop(address, None)
-
-    def _refusal(self, status: int, code: str, detail: str) -> ApiError:
-        return ApiError(status, code, detail, {"Retry-After": str(self.retry_after)})
 
 
 class SharedAnswers:

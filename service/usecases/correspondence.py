@@ -18,7 +18,7 @@ from ..model import room as rooms
 from ..infra.clock import later
 from ..infra.deadlines import Decisions, new_decisions
 from ..infra.notify import notices
-from ..http.problems import ApiError
+from ..model.errors import Forbidden, ServiceError
 from ..infra.repository import NO_EFFECTS, Effects, Loaded, room_after, stream_of
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def _before_request() -> None:
         svc.settle(match_id)
         if request.method == "GET":
             svc.heal(match_id)  # a deal never written (worker killed between appends): any read deals
-    except ApiError:
+    except ServiceError:
         pass
     except Exception:  # noqa: BLE001 - a read must still work
         log.exception("settling %s before a request failed", match_id)
@@ -77,4 +77,4 @@ def _before_request() -> None:
 def require_spectating(loaded: Loaded) -> None:
     """403 spectating_disabled when the owner turned spectating off (until the match is over)."""
     if not loaded.room.spectating and not loaded.over:
-        raise ApiError(403, "spectating_disabled", "the owner has turned spectating off for this match")
+        raise Forbidden("spectating_disabled", "the owner has turned spectating off for this match")

@@ -18,7 +18,7 @@ from engine.options import OptionError, normalise
 
 from ..model import room as rooms
 from ..model.orders import MAX_DEADLINE, MIN_DEADLINE
-from ..http.problems import ApiError
+from ..model.errors import Rejected
 from ..http.schemas import SEAT, JoinSchema, MatchCreateSchema, Strict
 from ..http.schemas_correspondence import StrictBoolean
 
@@ -89,7 +89,7 @@ def check_service_events(rows: list[dict]) -> None:
         if problem is None and isinstance(payload, dict):
             problem = _order_problem(room, kind_, payload, number)
         if problem:
-            raise ApiError(422, "log_rejected", f"row {number} ({kind_}): {problem}")
+            raise Rejected("log_rejected", f"row {number} ({kind_}): {problem}")
         room = rooms.evolve(room or rooms.Room(), kind_, payload)  # type: ignore[arg-type]  # checked above
 
 

@@ -16,7 +16,7 @@ from events import NewEvent, Problem, canonical_json, verify_chain
 
 from . import signing
 from ..model import room as rooms, signatures
-from ..http.problems import ApiError
+from ..model.errors import Conflict, Invalid, Rejected
 from ..http.strict_json import encodable, parse_int as strict_int
 from ..infra.repository import Loaded, MatchRepository, stream_of
 
@@ -222,7 +222,7 @@ def finished(repo: MatchRepository, match_id: str) -> Loaded:
     """The match, which must be over (409 otherwise)."""
     loaded = repo.load(match_id)
     if not loaded.over:
-        raise ApiError(409, "match_not_finished", "only a finished match can be exported")
+        raise Conflict("match_not_finished", "only a finished match can be exported")
     return loaded
 
 
@@ -247,8 +247,11 @@ def export_signatures(repo: MatchRepository, match_id: str, rows: list[dict]) ->
 
 
 def export_rows(repo: MatchRepository, match_id: str) -> list[dict]:
-    """The rows exactly as stored; an imported match gives back the rows it was imported from."""
-    rows = repo.store.export_rows(stream_of(match_id))
+    """The rows exactly as stored; an imported match gives back the rows it was imported from.
+
+    Every row handed out is checked against the chain first (the stream's head included): a row
+    edited inside the database file raises IntegrityFailure naming it, as the feed and replay do."""
+    rows = repo.export_rows(match_id)
     for row in rows:
         row.pop("position", None)
     record = import_record(repo, match_id)
@@ -264,7 +267,7 @@ def export_rows(repo: MatchRepository, match_id: str) -> list[dict]:
 def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
     """(body, mimetype) of a finished match in one of FORMATS."""
     if fmt not in FORMATS:
-        raise ApiError(400, "invalid_format", f"format must be one of {', '.join(FORMATS)}")
+        raise Invalid("invalid_format", f"format must be one of {', '.join(FORMATS)}")
     loaded = finished(repo, match_id)
     rows = export_rows(repo, match_id)
     signed = export_signatures(repo, match_id, rows) if fmt != "text" else []
@@ -421,18 +424,18 @@ def import_rows(repo: MatchRepository, rows: list[dict], match_id: str, signed: 
         problem = signature_problem(rows, signed, own)
         claims_ours = any(str(s.get("key_id")) in own for s in signed)
         if problem is not None and claims_ours:
-            raise ApiError(422, "log_rejected", f"FAIL: signature: {problem}", verdict=f"FAIL: signature: {problem}")
+            raise Rejected("log_rejected", f"FAIL: signature: {problem}", verdict=f"FAIL: signature: {problem}")
         verdict.trusted = problem is None
     if verdict.consistent and not verdict.ok:
-        raise ApiError(422, "unverified_deal", verdict.text(), verdict=verdict.text())
+        raise Rejected("unverified_deal", verdict.text(), verdict=verdict.text())
     if not verdict.ok:
-        raise ApiError(422, "log_rejected", verdict.text(), verdict=verdict.text())
+        raise Rejected("log_rejected", verdict.text(), verdict=verdict.text())
     if not verdict.report.finished:
-        raise ApiError(422, "log_not_finished", "only the log of a finished match can be imported")
+        raise Rejected("log_not_finished", "only the log of a finished match can be imported")
     if not any(r["type"] == rooms.MATCH_CREATED for r in rows):
-        raise ApiError(422, "log_rejected", "not a Tilefold match log: it has no match_created event")
+        raise Rejected("log_rejected", "not a Tilefold match log: it has no match_created event")
     if any(r["type"] == IMPORTED for r in rows):
-        raise ApiError(422, "log_rejected", "an imported event belongs in an import record, not a match log")
+        raise Rejected("log_rejected", "an imported event belongs in an import record, not a match log")
     record = {
         "match_id": match_id,
         "original_stream": rows[0]["stream"],

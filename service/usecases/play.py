@@ -21,7 +21,7 @@ from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
 from ..infra.notify import Notifier, Webhooks, new_secret
 from ..model.numbering import Numbering
-from ..http.problems import ApiError
+from ..model.errors import Busy, Conflict, Forbidden, ServiceError, Unauthenticated, VersionConflict
 from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
 log = logging.getLogger(__name__)
@@ -110,14 +110,14 @@ class MatchService:
         refuse_if_over(loaded)
         free = sum(1 for seat in loaded.room.seats if seat is None)
         if free == 0:
-            raise ApiError(409, "match_full", "every seat is taken")
+            raise Conflict("match_full", "every seat is taken")
         wanted = free if count is None else min(count, free)
         seats: list[int] = []
         for _ in range(wanted):
             try:
                 seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=level))
-            except ApiError as exc:
-                if not seats or exc.status != 409:
+            except Conflict:
+                if not seats:
                     raise
                 break  # joins took the remaining seats meanwhile: answer with the bots seated (issue 13)
         return seats, self.advance(match_id)
@@ -125,14 +125,9 @@ class MatchService:
     @staticmethod
     def check_owner(loaded: Loaded, owner_token: Optional[str]) -> None:
         if not owner_token:
-            raise ApiError(
-                401,
-                "missing_token",
-                "this needs the owner token as a Bearer token",
-                {"WWW-Authenticate": 'Bearer realm="tilefold"'},
-            )
+            raise Unauthenticated("missing_token", "this needs the owner token as a Bearer token")
         if not rooms.matches(owner_token, loaded.room.owner_token_hash):
-            raise ApiError(403, "not_owner", "the token is not this match's owner token")
+            raise Forbidden("not_owner", "the token is not this match's owner token")
 
     def _take_seat(
         self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str], level: Optional[str] = None
@@ -143,7 +138,7 @@ class MatchService:
             refuse_if_over(loaded)
             seat = loaded.room.free_seat()
             if seat is None:
-                raise ApiError(409, "match_full", "every seat is taken")
+                raise Conflict("match_full", "every seat is taken")
             joined = {
                 "type": rooms.SEAT_JOINED,
                 "seat": seat,
@@ -161,7 +156,7 @@ class MatchService:
                 return seat
             except ConcurrencyError:
                 continue
-        raise ApiError(503, "busy", "too many simultaneous joins, retry", {"Retry-After": "1"})
+        raise Busy("busy", "too many simultaneous joins, retry", retry_after=1)
 
     @staticmethod
     def _start_events(loaded: Loaded) -> tuple[list[dict], Any]:
@@ -208,13 +203,13 @@ class MatchService:
         for _ in range(JOIN_ATTEMPTS):
             loaded = self.repo.load(match_id)
             if loaded.over:
-                raise ApiError(409, "match_over", "the match is over")
+                raise Conflict("match_over", "the match is over")
             try:
                 self._append(loaded, [event], loaded.state, effects=effects)
                 return self.advance(match_id)
             except ConcurrencyError:
                 continue
-        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
+        raise Busy("busy", "too many simultaneous changes, retry", retry_after=1)
 
     # -- appending --------------------------------------------------------------
     def _append(
@@ -270,7 +265,7 @@ class MatchService:
         try:
             loaded = loaded or self.repo.load(match_id)
             acted = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)
-        except (ApiError, engine.IllegalAction):
+        except (ServiceError, engine.IllegalAction):
             prior = None if key is None else self.repo.prior_result(match_id, key, fingerprint)
             if prior is None:
                 raise
@@ -297,7 +292,7 @@ class MatchService:
         racing this one that the seat may not see is not a conflict either: decided again on top of it."""
         for _ in range(JOIN_ATTEMPTS):
             if not loaded.started:
-                raise ApiError(409, "match_not_started", "the match starts when four seats are taken")
+                raise Conflict("match_not_started", "the match starts when four seats are taken")
             refuse_if_over(loaded)
             seen = loaded.version_for(seat)
             if expected_version is not None and expected_version != seen:
@@ -313,7 +308,7 @@ class MatchService:
                     raise version_conflict(loaded.version_for(seat)) from None
                 continue  # only what the seat may not see was appended meanwhile: not a conflict
             return Acted(result, None if result.replayed else events)
-        raise ApiError(503, "busy", "too many simultaneous changes, retry", {"Retry-After": "1"})
+        raise Busy("busy", "too many simultaneous changes, retry", retry_after=1)
 
     def _follow_ups(self, loaded: Loaded, events: list[dict], state: Any) -> tuple[list[dict], Any]:
         """The bot moves after a seat's `events`, appended with them (one transaction).
@@ -495,18 +490,12 @@ def public_event(stored, viewer: Any) -> Optional[dict]:
 def refuse_if_over(loaded: Loaded) -> None:
     """A finished match (an imported one included) is read-only: 409 match_over."""
     if loaded.over:
-        raise ApiError(409, "match_over", "the match is over: it is read-only")
+        raise Conflict("match_over", "the match is over: it is read-only")
 
 
-def version_conflict(current: int) -> ApiError:
-    """409 naming the match's version in the acting seat's numbering (`current`)."""
-    return ApiError(
-        409,
-        "version_conflict",
-        f"the match is at version {current}; reload and retry",
-        {"ETag": f'"v{current}"'},
-        current_version=current,
-    )
+def version_conflict(current: int) -> VersionConflict:
+    """The conflict naming the match's version in the acting seat's numbering (`current`)."""
+    return VersionConflict(current)
 
 
 def _deal_command() -> dict:

@@ -331,3 +331,39 @@ def test_a_window_closed_service_event_imports_only_in_its_live_shape(app, clien
     assert got == status, body
     if status == 422:
         assert body["code"] == "log_rejected" and app.extensions["tilefold"].repo.store.streams() == before
+
+
+def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app, capsys):
+    """Given a finished match whose discard row was edited inside the database file (triggers dropped
+    and restored), when a fresh process is asked for it through every read, then none serves the
+    forged tile: export (every format), the feed and the replay frames answer 503 integrity_error,
+    and a seat's view and the summary either do too or fold from a snapshot taken before the edit
+    (never the forged row); a warm worker re-checks what it exports; and `tilefold export` exits
+    non-zero naming the edited row."""
+    from service.app import create_app
+
+    match_id, _, token = played(app)
+    db = app.config["DATABASE"]
+    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    discard = next(e for e in stored if e.type == "discarded")
+    forged = "FORGED"
+    _edit_row_in_file(db, f"match-{match_id}", discard.version, lambda p: p.update(tile=forged))
+
+    for warm in (False, True):
+        client = app.test_client() if warm else create_app({"DATABASE": db, "TESTING": True}).test_client()
+        refused = [f"/api/matches/{match_id}/export?format={fmt}" for fmt in ("ndjson", "json", "text")]
+        if not warm:
+            refused += [f"/api/matches/{match_id}/events", f"/replay/{match_id}/frames.json"]
+        for path in refused:
+            reply = client.get(path)
+            assert reply.status_code == 503, (warm, path, reply.status_code)
+            assert reply.get_json()["code"] == "integrity_error", (warm, path)
+        for path in (f"/api/matches/{match_id}", f"/api/matches/{match_id}/view"):
+            reply = client.get(path, headers={"Authorization": f"Bearer {token}"})
+            assert reply.status_code in (200, 503), (warm, path, reply.status_code)
+            assert forged not in reply.get_data(as_text=True), (warm, path)
+
+    code = main(["export", match_id, "--db", db])
+    err = capsys.readouterr()
+    assert code != 0 and forged not in err.out
+    assert f"v{discard.version}" in err.err and "hash chain" in err.err, err.err

@@ -11,7 +11,7 @@ from engine.scoring import Meld, WinContext, score
 from engine.tiles import kind, name, points
 
 from ...model import room as rooms
-from ..problems import ApiError
+from ...model.errors import ServiceError
 from ...infra.repository import Loaded, stream_of
 
 #: the engine events a "last move" line may name (never `responded`: who was asked is not public)
@@ -34,7 +34,7 @@ def my_matches(svc: Any, held: dict[str, str]) -> tuple[list[dict], dict[str, in
     for match_id, token in list(held.items())[:200]:
         try:
             loaded = svc.repo.load(match_id)
-        except ApiError:
+        except ServiceError:
             continue
         seat = seat_in(loaded, token)
         if seat is not None:

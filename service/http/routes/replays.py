@@ -17,6 +17,7 @@ from replay_viewer.frames import build_frames, parse_perspective
 
 from ...usecases import match_log
 from ...model import room as rooms
+from ...model.errors import NotFound
 from ..problems import ApiError
 from ...infra.repository import stream_of
 from ..web import bearer_token, service
@@ -95,9 +96,9 @@ def page(match_id):
     gets a 404 page, other clients the usual problem+json."""
     try:
         service().repo.load(match_id)
-    except ApiError as exc:
+    except NotFound:
         wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
-        if exc.status != 404 or not wants_html:
+        if not wants_html:
             raise
         html = render_template("missing.html", match_id=match_id)
         return Response(html, status=404, mimetype="text/html", headers={"Cache-Control": "no-cache"})
