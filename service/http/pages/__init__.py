@@ -18,6 +18,7 @@ from engine.options import OptionError
 from ...usecases import match_log
 from ...infra import waiters
 from ...model import room as rooms
+from ...model.errors import NotFound
 from ..problems import ApiError
 from ..routes.variants import describe
 from ..schemas import ViewQuerySchema
@@ -55,9 +56,9 @@ def _load_for_page(match_id: str) -> Any:
     saying so, like /replay/<id>; other clients keep the API's problem+json."""
     try:
         return service().repo.load(match_id)
-    except ApiError as exc:
+    except NotFound:
         wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
-        if exc.status != 404 or not wants_html:
+        if not wants_html:
             raise
         raise _Missing(_page("missing.html", status=404, match_id=match_id)) from None
 
