@@ -69,13 +69,13 @@ http {{
     proc = subprocess.Popen(
         [binary, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # its error_log is a file in `folder`
         start_new_session=True,
     )
     try:
         deadline = time.monotonic() + 20
         while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "nginx exited"
+            assert proc.poll() is None, (folder / "error.log").read_text(errors="replace")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
                 break
             assert time.monotonic() < deadline, "nginx did not listen within 20 s"

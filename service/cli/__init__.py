@@ -111,10 +111,11 @@ def serve(args: argparse.Namespace) -> int:
         options["worker_connections"] = settings["MAX_WAITERS"] + 1000
         _raise_open_files(options["worker_connections"] + 256)
     print(banner(settings["DATABASE"], args.bind), flush=True)
+    master = os.getpid()
     try:
         gunicorn_app(options).run()
-    finally:
-        if made_metrics_dir:
+    finally:  # a worker leaves through here too (gunicorn forks inside run): only the master cleans up
+        if made_metrics_dir and os.getpid() == master:
             import shutil
 
             shutil.rmtree(made_metrics_dir, ignore_errors=True)
