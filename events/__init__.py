@@ -17,6 +17,7 @@ from .errors import (
     StorageUnavailable,
     UpcastError,
 )
+from .migrations import MigrationNeeded, SchemaError, SchemaTooNew
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .postgres import PostgresEventStore, is_postgres_url
 from .registry import Registry, default_registry
@@ -30,12 +31,17 @@ def open_store(target: str, **options: Any) -> Union[EventStore, PostgresEventSt
 
 
 def initialise_store(target: str, **options: Any) -> Union[EventStore, PostgresEventStore]:
-    """open_store after creating the schema if missing (idempotent; safe for racing nodes)."""
+    """open_store after bringing the schema to this code's version (events/migrations.py; each
+    migration once, under a lock: racing nodes are safe). `online_only=True` (a node starting):
+    MigrationNeeded instead of a migration that changes tables running nodes use."""
     return (PostgresEventStore if is_postgres_url(target) else EventStore).initialise(target, **options)
 
 
 __all__ = [
     "ChainMismatch",
+    "MigrationNeeded",
+    "SchemaError",
+    "SchemaTooNew",
     "cooperate_psycopg",
     "AppendResult",
     "ConcurrencyError",

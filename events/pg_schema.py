@@ -1,4 +1,4 @@
-"""The PostgreSQL event store's tables and its append function (idempotent, safe to race).
+"""The PostgreSQL event store's tables, its append function and their numbered migrations.
 
 Everything an append touches is keyed by stream (`events` by (stream, version), `stream_heads`
 by stream), so the tables could be distributed by stream (Citus); the global feed's position
@@ -7,9 +7,12 @@ sequence and its lock are the one piece that is not (docs/STORE.md, "PostgreSQL"
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
-#: an advisory lock id for schema creation (two nodes starting at once must not both CREATE)
+from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan
+from .side_tables import DDL as SIDE_DDL
+
+#: an advisory lock id for migrations (two nodes starting at once must not both CREATE)
 SCHEMA_LOCK = 7_017_001
 
 DDL = [
@@ -68,7 +71,9 @@ DDL = [
 
 #: One append as one statement: move the stream's head from (expected, prev_hash) or refuse
 #: (NULL = conflict), then insert the rows at positions made of the transaction's id:
-#: position = xid << 20 | n-th event written by that transaction. The global feed is read in
+#: position = (xid + shift) << 20 | n-th event written by that transaction, where `shift` (the
+#: one row of `tf_feed`, 0 until a restore) lifts a restored database's positions above the ones
+#: it brought along when its new cluster's transaction ids start lower (`reseed_feed`). The global feed is read in
 #: position order up to the oldest transaction still running (read_all: `position <
 #: pg_snapshot_xmin(pg_current_snapshot()) << 20`), so an event that commits late is never
 #: skipped: its position is above every position a reader could have passed (docs/STORE.md,
@@ -96,7 +101,8 @@ BEGIN
     IF written + n > 1048576 THEN
         RAISE EXCEPTION 'more than 1048576 events in one transaction';
     END IF;
-    first_position := (pg_current_xact_id()::TEXT::BIGINT << 20) + written;
+    first_position := ((pg_current_xact_id()::TEXT::BIGINT + (SELECT shift FROM tf_feed WHERE id = 1)) << 20)
+        + written;
     PERFORM set_config('tilefold.written', (written + n)::TEXT, true);
     INSERT INTO events (stream, version, position, type, schema_version, payload, recorded_at, hash)
         SELECT p_stream, p_expected + i, first_position + i - 1, p_types[i], p_schema_versions[i],
@@ -106,15 +112,100 @@ BEGIN
 END $$"""
 
 #: the feed's high-water mark: positions below it belong to finished transactions only
-FEED_LIMIT = "(pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT << 20)"
+FEED_LIMIT = "tf_feed_limit()"
+FEED_DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_feed (
+        id    INTEGER PRIMARY KEY CHECK (id = 1),
+        shift BIGINT  NOT NULL)""",
+    "INSERT INTO tf_feed (id, shift) VALUES (1, 0) ON CONFLICT (id) DO NOTHING",
+    """CREATE OR REPLACE FUNCTION tf_feed_limit() RETURNS BIGINT LANGUAGE sql STABLE AS $$
+       SELECT (pg_snapshot_xmin(pg_current_snapshot())::TEXT::BIGINT + (SELECT shift FROM tf_feed WHERE id = 1)) << 20
+       $$""",
+    APPEND_FUNCTION,
+]
 
 TABLES = ("events", "stream_heads", "idempotency", "outbox", "meta")
+#: what version 1 made: an unversioned schema with all of it is adopted as version 1
+V1_TABLES = (*TABLES, "snapshots", "tf_decisions", "tf_webhooks")
+V1_COLUMNS = (("snapshots", "chain_hash"), ("snapshots", "seal"), ("outbox", "claimed_until"))
 
 
-def create_schema(conn: Any) -> None:
-    """Create every table, the append function and the trigger, under an advisory lock (autocommit conn)."""
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", [SCHEMA_LOCK])
-        for statement in DDL:
+def _run(statements: list[str]) -> Any:
+    def apply(conn: Any) -> None:
+        for statement in statements:
             conn.execute(statement)
-        conn.execute(APPEND_FUNCTION)
+
+    return apply
+
+
+#: the numbered migrations (events/migrations.py); append, never edit one that has shipped
+MIGRATIONS = (
+    Migration(
+        1,
+        "events, heads, idempotency, outbox, meta, snapshots, side tables",
+        False,
+        _run([*DDL, APPEND_FUNCTION, *SIDE_DDL]),
+    ),
+    Migration(2, "feed positions independent of the cluster's transaction ids (tf_feed)", True, _run(FEED_DDL)),
+)
+LATEST = MIGRATIONS[-1].version
+
+
+def schema_plan(conn: Any, where: str) -> Plan:
+    """What this database's schema needs (read only)."""
+    has_versions, has_events = conn.execute(
+        "SELECT to_regclass('schema_version') IS NOT NULL, to_regclass('events') IS NOT NULL"
+    ).fetchone()
+    recorded: Optional[int] = None
+    if has_versions:
+        recorded = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+    return plan(recorded, has_events, bool(has_events and not has_versions and _complete_v1(conn)), MIGRATIONS, where)
+
+
+def _complete_v1(conn: Any) -> bool:
+    tables = conn.execute(
+        "SELECT count(*) FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL", [list(V1_TABLES)]
+    ).fetchone()[0]
+    columns = conn.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
+        "AND table_name || '.' || column_name = ANY(%s)",
+        [[f"{t}.{c}" for t, c in V1_COLUMNS]],
+    ).fetchone()[0]
+    extras = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass('events') "
+        "AND tgname = 'events_append_only'), EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n "
+        "ON n.oid = p.pronamespace WHERE n.nspname = current_schema() AND p.proname = 'tf_append')"
+    ).fetchone()
+    return bool(tables == len(V1_TABLES) and columns == len(V1_COLUMNS) and all(extras))
+
+
+def apply_plan(conn: Any, found: Plan) -> None:
+    """Adopt and/or run the plan's migrations, each in its own transaction with its version row
+    (autocommit conn, advisory lock held by the caller). A lock a running node holds is waited
+    for at most `lock_timeout` (set by the caller): then the migration fails, nothing of it kept."""
+    record = "INSERT INTO schema_version (version, name, applied_at) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
+    conn.execute(VERSION_DDL)
+    if found.adopt:
+        conn.execute(record, [1, "adopted (made before versions were recorded)", applied_now()])
+    for migration in found.todo:
+        with conn.transaction():
+            migration.apply(conn)
+            conn.execute(record, [migration.version, migration.name, applied_now()])
+
+
+def reseed_feed(conn: Any) -> Optional[int]:
+    """After a restore into a cluster whose transaction ids are below the ones the positions were
+    made of, lift `tf_feed.shift` so every new position lands above every stored one (and the
+    high-water mark above them all); the new shift, or None when nothing needed it. Run at every
+    start under the advisory lock, before the node appends: on a database that was not restored
+    the newest position is always below the current transaction id's, and nothing changes."""
+    with conn.transaction():
+        top, xid, shift = conn.execute(
+            "SELECT (SELECT max(position) FROM events), pg_current_xact_id()::TEXT::BIGINT, "
+            "(SELECT shift FROM tf_feed WHERE id = 1 FOR UPDATE)"
+        ).fetchone()
+        if top is None or (top >> 20) < xid + shift:
+            return None
+        lifted = (top >> 20) + 1 - xid
+        conn.execute("UPDATE tf_feed SET shift = %s WHERE id = 1", [lifted])
+        return int(lifted)

@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 from .chain import Problem, canonical_json, check_imported_chain, checked_snapshot, snapshot_seal, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
-from .pg_schema import FEED_LIMIT, create_schema
+from .migrations import Plan, refuse_offline, refuse_older
+from .pg_schema import FEED_LIMIT, LATEST, SCHEMA_LOCK, apply_plan, reseed_feed, schema_plan
 from .registry import Registry, default_registry
-from .side_tables import create_side_tables
 from .store import (
     SNAPSHOT_SEALED,
     EventLike,
@@ -66,7 +66,18 @@ class _Replay(Exception):
 
 
 def is_postgres_url(target: Any) -> bool:
+    """postgresql:// or postgres:// (libpq accepts both): PostgreSQL; anything else is a SQLite path."""
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def safe_url(url: str) -> str:
+    """A PostgreSQL URL without its password (for messages and logs)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    user = userinfo.partition(":")[0]
+    return parts._replace(netloc=f"{user}@{host}" if at and user else host).geturl()
 
 
 class PgConnection:
@@ -127,13 +138,51 @@ class PostgresEventStore:
         self._announcer_pid: Optional[int] = None
 
     @classmethod
-    def initialise(cls, url: str, **options: Any) -> "PostgresEventStore":
-        """Create the schema if missing (idempotent; nodes may race) and return a store."""
+    def initialise(cls, url: str, *, online_only: bool = False, **options: Any) -> "PostgresEventStore":
+        """Bring the schema to this code's version (`migrate`) and return a store; with
+        `online_only` (a node starting), MigrationNeeded instead of a migration that would
+        change tables running nodes use."""
         store = cls(url, **options)
-        with store._connection() as conn:
-            create_schema(conn)
-        create_side_tables(store)
+        store.migrate(online_only=online_only)
         return store
+
+    @property
+    def where(self) -> str:
+        """The database as a message may name it (no password)."""
+        return safe_url(self.url)
+
+    def migrate(self, *, online_only: bool = False, lock_timeout: float = 10.0) -> Plan:
+        """Apply the pending migrations (events/migrations.py) under an advisory lock, each once,
+        then re-seed the feed's positions after a restore (`reseed_feed`). Returns the plan found.
+        A table lock a running node holds is waited for at most `lock_timeout` seconds."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+            found = schema_plan(conn, self.where)
+            if found.todo or found.adopt:
+                conn.execute("SELECT pg_advisory_lock(%s)", [SCHEMA_LOCK])
+                try:
+                    found = schema_plan(conn, self.where)  # again, under the lock: another node may have done it
+                    if online_only:
+                        refuse_offline(found, self.where, LATEST)
+                    conn.execute(f"SET lock_timeout = '{int(lock_timeout * 1000)}ms'")
+                    apply_plan(conn, found)
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", [SCHEMA_LOCK])
+            shift = reseed_feed(conn)
+            if shift is not None:
+                log.warning("feed positions re-seeded after a restore (tf_feed.shift = %d)", shift)
+        return found
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the database (0: none yet)."""
+        with self._connection() as conn:
+            return schema_plan(conn, self.where).current
+
+    def check_schema(self) -> None:
+        """MigrationNeeded / SchemaTooNew unless the schema is this code's (read only: no DDL)."""
+        with self._connection() as conn:
+            refuse_older(schema_plan(conn, self.where), self.where, LATEST)
 
     # -- connections ------------------------------------------------------------
     def _forked(self) -> None:

@@ -1,4 +1,4 @@
-"""Creates the event store's tables, indexes and triggers (idempotent, safe to race)."""
+"""The SQLite event store's tables, indexes and triggers, and their numbered migrations."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sqlite3
 from sqlite_utils import Database
 
 from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
-
-SCHEMA_VERSION = 1
+from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan, refuse_offline, refuse_older
+from .side_tables import DDL as SIDE_DDL
 
 #: `position` is the rowid, given out as max + 1 under the write lock; deletes are refused (the
 #: triggers below), so a position is never reused without AUTOINCREMENT, whose sqlite_sequence
@@ -56,6 +56,7 @@ SNAPSHOT_SEAL_COLUMNS = ("chain_hash", "seal")
 #: triggers that keep stream_heads and refuse a version that does not follow the head; an
 #: append can then be a single INSERT statement (EventStore._append_in_one_statement)
 HEAD_TRIGGERS = ("events_version_follows_head", "events_move_head")
+TRIGGER_NAMES = ("events_no_update", "events_no_delete", *HEAD_TRIGGERS)
 TRIGGERS = [
     """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
@@ -69,11 +70,66 @@ TRIGGERS = [
 ]
 
 
-def create_schema(connections: Connections) -> None:
-    """Switch the file to WAL and create every table that does not exist yet."""
+def _baseline(conn: sqlite3.Connection) -> None:
+    _create_tables(conn, Database(conn))
+    for statement in SIDE_DDL:
+        conn.execute(statement)
+
+
+#: the numbered migrations (events/migrations.py); append, never edit one that has shipped
+MIGRATIONS = (Migration(1, "events, heads, idempotency, outbox, meta, snapshots, side tables", False, _baseline),)
+LATEST = MIGRATIONS[-1].version
+V1_TABLES = ("events", "stream_heads", "snapshots", "idempotency", "outbox", "meta", "tf_decisions", "tf_webhooks")
+V1_COLUMNS = (("snapshots", "chain_hash"), ("snapshots", "seal"), ("outbox", "claimed_until"))
+
+
+def migrate(connections: Connections, where: str, *, online_only: bool = False) -> Plan:
+    """Switch the file to WAL and apply the pending migrations, all in one write transaction
+    (SQLite's write lock on the file is the migration lock: a second process waits, then finds
+    nothing left to do). With `online_only`, MigrationNeeded instead of changing tables in use."""
+    found: Plan = connections.read(lambda conn, db: schema_plan(conn, where))
+    if not (found.todo or found.adopt):
+        return found
     _enable_wal(connections)
     connections.discard()  # reopened knowing the file is in WAL mode (its synchronous level depends on it)
-    connections.write(_create_tables)
+
+    def apply(conn: sqlite3.Connection, db: Database) -> Plan:
+        found = schema_plan(conn, where)
+        if online_only:
+            refuse_offline(found, where, LATEST)
+        conn.execute(VERSION_DDL)
+        record = "INSERT OR IGNORE INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)"
+        if found.adopt:
+            conn.execute(record, [1, "adopted (made before versions were recorded)", applied_now()])
+        for migration in found.todo:
+            migration.apply(conn)
+            conn.execute(record, [migration.version, migration.name, applied_now()])
+        conn.execute(f"PRAGMA user_version = {LATEST}")
+        return found
+
+    applied: Plan = connections.write(apply)
+    return applied
+
+
+def check(connections: Connections, where: str) -> None:
+    """MigrationNeeded / SchemaTooNew unless the file's schema is this code's (read only)."""
+    refuse_older(connections.read(lambda conn, db: schema_plan(conn, where)), where, LATEST)
+
+
+def schema_plan(conn: sqlite3.Connection, where: str) -> Plan:
+    names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")}
+    recorded = None
+    if "schema_version" in names:
+        recorded = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+    complete = False
+    if "events" in names and recorded is None:
+        columns = {(t, c) for t, _ in V1_COLUMNS if t in names for c in _columns(conn, t)}
+        complete = set(V1_TABLES) <= names and set(V1_COLUMNS) <= columns and {t for t in TRIGGER_NAMES} <= names
+    return plan(recorded, "events" in names, complete, MIGRATIONS, where)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _enable_wal(connections: Connections) -> None:
@@ -123,4 +179,3 @@ def _create_tables(conn: sqlite3.Connection, db: Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
     for trigger in TRIGGERS:
         conn.execute(trigger)
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

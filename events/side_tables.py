@@ -1,4 +1,4 @@
-"""Tables the service keeps beside its streams, created with the store's schema on either backend.
+"""Tables the service keeps beside its streams, created by the store's first migration on either backend.
 
 * `tf_decisions`: one row per pending decision of a match with move deadlines: since when it is
   pending (by the service's clock), when it is due, and the stream version the row describes;
@@ -10,8 +10,6 @@ through a store's `query(sql, params)` / `write(fn)` and `extra(conn)`, with `?`
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 DDL = [
     """CREATE TABLE IF NOT EXISTS tf_decisions (
@@ -30,15 +28,3 @@ DDL = [
         created_at TEXT    NOT NULL,
         PRIMARY KEY (stream, seat))""",
 ]
-
-
-def create_side_tables(store: Any) -> None:
-    """Create the side tables if missing (idempotent; one transaction)."""
-
-    def create(conn: Any) -> None:
-        if getattr(store, "dialect", "sqlite") == "postgresql":  # nodes starting together migrate one at a time
-            conn.execute("SELECT pg_advisory_xact_lock(7017002)")
-        for statement in DDL:
-            conn.execute(statement)
-
-    store.write(create)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
@@ -23,8 +24,8 @@ from .connection import Connections
 from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .registry import Registry, default_registry, validate_type_name
-from .schema import HEAD_TRIGGERS, create_schema
-from .side_tables import create_side_tables
+from .migrations import Plan
+from .schema import HEAD_TRIGGERS, check, migrate, schema_plan
 
 EventLike = Union[NewEvent, Mapping[str, Any]]
 MAX_STREAM_NAME = 200
@@ -70,12 +71,31 @@ class EventStore:
         self._heads_by_trigger: Optional[bool] = None
 
     @classmethod
-    def initialise(cls, path: str, **options: Any) -> "EventStore":
-        """Create the schema (idempotent; call once at start-up) and return a store."""
+    def initialise(cls, path: str, *, online_only: bool = False, **options: Any) -> "EventStore":
+        """Bring the schema to this code's version (`migrate`; a fresh file gets all of it) and
+        return a store; with `online_only` (a node starting), MigrationNeeded instead of a
+        migration that would change tables in use."""
         store = cls(path, **options)
-        create_schema(store._db)
-        create_side_tables(store)
+        store.migrate(online_only=online_only)
         return store
+
+    @property
+    def where(self) -> str:
+        """The database as a message may name it."""
+        return os.path.abspath(self.path)
+
+    def migrate(self, *, online_only: bool = False) -> Plan:
+        """Apply the pending migrations (events/migrations.py) under SQLite's write lock."""
+        return migrate(self._db, self.where, online_only=online_only)
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the file (0: none yet)."""
+        found: Plan = self._db.read(lambda conn, db: schema_plan(conn, self.where))
+        return found.current
+
+    def check_schema(self) -> None:
+        """MigrationNeeded / SchemaTooNew unless the schema is this code's (read only: no DDL)."""
+        check(self._db, self.where)
 
     def close(self) -> None:
         """Close the calling thread's connection; the next call reopens one."""
