@@ -155,9 +155,7 @@ class PostgresEventStore:
         """Apply the pending migrations (events/migrations.py) under an advisory lock, each once,
         then re-seed the feed's positions after a restore (`reseed_feed`). Returns the plan found.
         A table lock a running node holds is waited for at most `lock_timeout` seconds."""
-        import psycopg
-
-        with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+        with self._direct() as conn:
             found = schema_plan(conn, self.where)
             if found.todo or found.adopt:
                 conn.execute("SELECT pg_advisory_lock(%s)", [SCHEMA_LOCK])
@@ -176,13 +174,20 @@ class PostgresEventStore:
 
     def schema_version(self) -> int:
         """The schema version recorded in the database (0: none yet)."""
-        with self._connection() as conn:
+        with self._direct() as conn:
             return schema_plan(conn, self.where).current
 
     def check_schema(self) -> None:
         """MigrationNeeded / SchemaTooNew unless the schema is this code's (read only: no DDL)."""
-        with self._connection() as conn:
+        with self._direct() as conn:
             refuse_older(schema_plan(conn, self.where), self.where, LATEST)
+
+    def _direct(self) -> Any:
+        """One connection outside the pool (start-up checks and migrations): a server that is down
+        or refuses us fails at once with its own error, not after the pool's 30 s of retries."""
+        import psycopg
+
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
 
     # -- connections ------------------------------------------------------------
     def _forked(self) -> None:

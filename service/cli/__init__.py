@@ -57,8 +57,8 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
         default=None,
-        help="a postgresql:// URL or a SQLite file "
-        "(default $TILEFOLD_DB or ./tilefold.db); the schema is created if missing",
+        help="a postgresql:// (or postgres://) URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db); "
+        "a fresh database gets the schema, an older one only migrations safe beside running nodes",
     )
     parser.add_argument("--timeout", type=int, default=60, help="worker timeout in seconds (default 60)")
     parser.add_argument(
@@ -78,16 +78,14 @@ def _serve_args(parser: argparse.ArgumentParser) -> None:
 
 @command("serve", "run the HTTP service under gunicorn (gevent workers)", _serve_args)
 def serve(args: argparse.Namespace) -> int:
-    from events import initialise_store
-
-    from ..infra.config import from_env
-
     from ..infra import logs
+    from ..infra.config import from_env
+    from .database import open_store_for
 
     if args.db:
         os.environ["TILEFOLD_DB"] = args.db
     settings = from_env()
-    initialise_store(settings["DATABASE"], synchronous=settings["SYNCHRONOUS"]).close()
+    open_store_for(args.db, "serve", synchronous=settings["SYNCHRONOUS"]).close()
     made_metrics_dir = _metrics_dir()
     options = {
         "bind": args.bind,
@@ -192,16 +190,15 @@ def _metrics_listener(bind: Optional[str]) -> Callable[[Any], None]:
 
 def banner(database: str, bind: str) -> str:
     """Where this server keeps its matches and where to reach it (printed by `tilefold serve`)."""
-    from urllib.parse import urlsplit
+    from events import is_postgres_url
 
-    if "://" in database:  # a PostgreSQL URL: never print its password
-        parts = urlsplit(database)
-        where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
-    else:
-        where = os.path.abspath(database)
+    from .database import describe
+
+    kind = "PostgreSQL" if is_postgres_url(database) else "SQLite"
+    default = "" if os.environ.get("TILEFOLD_DB") else "; TILEFOLD_DB unset: the default"
     base = "http://" + bind
     return (
-        f"tilefold: database {where}\n"
+        f"tilefold: database {describe(database)}  ({kind}{default})\n"
         f"tilefold: API      {base}/api/matches  (OpenAPI: {base}/api/openapi.json)\n"
         f"tilefold: pages    {base}/  (create or join a match; yours at {base}/my, replays at "
         f"{base}/replay/<match id>)"
@@ -281,18 +278,17 @@ def _log_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _repo(db: Optional[str]) -> Any:
-    """A MatchRepository on `db` (default: the configured database), its schema created if missing."""
-    from events import initialise_store
-
+def _repo(db: Optional[str], mode: str = "read") -> Any:
+    """A MatchRepository on `db` (default: the configured database): "read" runs no DDL (a
+    read-only role may export), "serve" applies only migrations safe beside running nodes."""
     from ..infra.config import from_env
-    from ..infra.repository import MatchRepository
-
     from ..infra.keys import keyring_for
+    from ..infra.repository import MatchRepository
+    from .database import open_store_for, target
 
     settings = from_env()
-    database = db or settings["DATABASE"]
-    return MatchRepository(initialise_store(database), keyring=keyring_for({**settings, "DATABASE": database}))
+    database = target(db)
+    return MatchRepository(open_store_for(db, mode), keyring=keyring_for({**settings, "DATABASE": database}))
 
 
 def _keys_args(parser: argparse.ArgumentParser) -> None:
@@ -394,7 +390,7 @@ def import_log(args: argparse.Namespace) -> int:
     try:
         rows, signed = read_log(_read(args.target))
         match_id = new_match_id()
-        verdict = import_rows(_repo(args.db), rows, match_id, signed)
+        verdict = import_rows(_repo(args.db, "serve"), rows, match_id, signed)
     except (OSError, LogError) as exc:
         print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
         return 2
@@ -426,122 +422,16 @@ def tick(args: argparse.Namespace) -> int:
 
     from ..app import create_app
     from ..infra import logs
+    from .database import open_store_for, target
 
     logs.configure()
-    if args.db:
-        os.environ["TILEFOLD_DB"] = args.db
-    svc = create_app({"WEBHOOK_WORKER": False}).extensions["tilefold"]
+    open_store_for(args.db, "serve").close()  # beside running nodes: never a migration that locks their tables
+    svc = create_app({"DATABASE": target(args.db), "INIT_DB": False, "WEBHOOK_WORKER": False}).extensions["tilefold"]
     while True:
         print(json.dumps(svc.tick()), flush=True)
         if not args.every:
             return 0
         time.sleep(args.every)
-
-
-# -- copy / restore (moving a deployment between SQLite and PostgreSQL: events/copy.py) ----------
-#: `copy` refuses a source whose newest event is younger than this (a server still writing to it)
-QUIET_SECONDS = 5.0
-
-
-def _copy_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="the store to copy from: a SQLite file or a postgresql:// URL")
-    parser.add_argument("destination", help="the store to copy into (created if missing)")
-    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
-    parser.add_argument(
-        "--live",
-        action="store_true",
-        help=f"copy although the source was written in the last {QUIET_SECONDS:g} s (a server still "
-        "running on it): what it writes meanwhile is not copied; stop it and run copy again to catch up",
-    )
-
-
-@command(
-    "copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume", _copy_args
-)
-def copy(args: argparse.Namespace) -> int:
-    return _copy(args, "copy", empty=False, live=args.live)
-
-
-def _restore_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("backup", help="a backup made by `tilefold backup` (a SQLite file), or any store")
-    parser.add_argument("destination", help="an EMPTY store to restore into: a SQLite file or a postgresql:// URL")
-    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the backup")
-
-
-@command("restore", "bring a backup into an empty database and verify every chain", _restore_args)
-def restore(args: argparse.Namespace) -> int:
-    args.source = args.backup
-    return _copy(args, "restore", empty=True, live=True)
-
-
-def _copy(args: argparse.Namespace, name: str, *, empty: bool, live: bool) -> int:
-    from events import Registry, initialise_store, is_postgres_url, open_store
-    from events.copy import CopyRefused, copy_store, newest_age
-
-    if not is_postgres_url(args.source) and not os.path.exists(args.source):
-        print(f"tilefold {name}: no such SQLite file {args.source!r}", file=sys.stderr)
-        return 2
-    source = open_store(args.source, registry=Registry())  # raw rows: no upcasting needed
-    destination = initialise_store(args.destination, registry=Registry())
-    try:
-        age = None if live else newest_age(source)
-        if age is not None and age < QUIET_SECONDS:
-            print(
-                f"tilefold {name}: refused, nothing written: the source's newest event is {max(age, 0):.1f} s old, "
-                "so a server may still be writing to it; stop it first (docs/STORE.md, moving a deployment), "
-                "or pass --live to copy what is there now and run copy again after stopping it",
-                file=sys.stderr,
-            )
-            return 2
-        report = copy_store(
-            source, destination, page=args.page, progress=_copy_progress, tables=_service_tables(), empty=empty
-        )
-    except CopyRefused as refused:
-        print(f"tilefold {name}: {refused}", file=sys.stderr)
-        return 2
-    finally:
-        source.close()
-        destination.close()
-    print(
-        json.dumps(
-            {
-                "streams": report.streams,
-                "rows_read": report.rows_read,
-                "rows_written": report.rows_written,
-                "side_rows": report.side_rows,
-                "notices": report.notices,
-                "source_moved": report.source_moved,
-                "problems": [str(p) for p in report.problems],
-                "mismatched": report.mismatched,
-                "verified": report.ok,
-            }
-        ),
-        flush=True,
-    )
-    if report.source_moved and not live:
-        print(
-            f"tilefold {name}: the source took writes during the copy: stop the server writing to it, "
-            "then run copy again to catch up",
-            file=sys.stderr,
-        )
-    return 0 if report.ok or (live and report.source_moved and not report.problems and not report.mismatched) else 1
-
-
-def _service_tables() -> list[Any]:
-    """The service's own tables to copy beside the events (initialise_store created them on the
-    destination: events/side_tables.py). Both describe a match as of its head (a webhook is set by
-    an event, a pending deadline is rewritten with every append): the source's rows replace the
-    destination's for every stream copied."""
-    from events.copy import SideTable
-
-    return [
-        SideTable("tf_webhooks", ("stream", "seat"), ("stream", "seat", "url", "secret", "created_at"), True),
-        SideTable("tf_decisions", ("stream", "seat"), ("stream", "seat", "since", "due_at", "version"), True),
-    ]
-
-
-def _copy_progress(report: Any) -> None:
-    print(f"copied {report.rows_written} of {report.rows_read} rows read so far", file=sys.stderr, flush=True)
 
 
 # -- entry point --------------------------------------------------------------------
@@ -556,7 +446,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from . import scenario  # noqa: F401  (registers its subcommand)
+    from . import data, scenario  # noqa: F401  (register their subcommands)
+    from .database import Refusal
 
     args = parser().parse_args(argv)
-    return args.run(args)
+    try:
+        code: int = args.run(args)
+    except Refusal as refusal:  # cannot start: the cause and the fix in one line, no traceback
+        print(f"tilefold {args.command}: {refusal}", file=sys.stderr)
+        return 2
+    return code

@@ -1,0 +1,156 @@
+"""`tilefold migrate`, `copy`, `restore` and `backup`: the commands that change or move a whole
+database (events/migrations.py, events/copy.py; docs/STORE.md and docs/OPERATIONS.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from events import is_postgres_url
+
+from . import command
+from .database import open_store_for
+
+
+# -- migrate -------------------------------------------------------------------------------
+def _migrate_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", default=None, help="a postgresql:// URL or a SQLite file (default $TILEFOLD_DB or ./tilefold.db)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only say which version the database has and what is pending (exit 1)"
+    )
+
+
+@command("migrate", "apply the pending schema migrations (numbered, each once, under a lock)", _migrate_args)
+def migrate(args: argparse.Namespace) -> int:
+    from .database import describe, target
+
+    where = describe(target(args.db))
+    store = open_store_for(args.db, "inspect" if args.check else "migrate")
+    try:
+        before = store.schema_version()
+        pending = _pending(store)
+    finally:
+        store.close()
+    print(json.dumps({"database": where, "schema_version": before, "pending": pending}), flush=True)
+    return 1 if args.check and pending else 0
+
+
+def _pending(store: Any) -> bool:
+    from events import MigrationNeeded
+
+    try:
+        store.check_schema()
+    except MigrationNeeded:
+        return True
+    return False
+
+
+# -- copy / restore (moving a deployment between SQLite and PostgreSQL: events/copy.py) ----------
+#: `copy` refuses a source whose newest event is younger than this (a server still writing to it)
+QUIET_SECONDS = 5.0
+
+
+def _copy_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="the store to copy from: a SQLite file or a postgresql:// URL")
+    parser.add_argument("destination", help="the store to copy into (created if missing)")
+    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the source feed")
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help=f"copy although the source was written in the last {QUIET_SECONDS:g} s (a server still "
+        "running on it): what it writes meanwhile is not copied; stop it and run copy again to catch up",
+    )
+
+
+@command(
+    "copy", "copy every stream from SRC to DST (SQLite <-> PostgreSQL), verify every chain; rerun to resume", _copy_args
+)
+def copy(args: argparse.Namespace) -> int:
+    return _copy(args, "copy", empty=False, live=args.live)
+
+
+def _restore_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("backup", help="a backup made by `tilefold backup` (a SQLite file), or any store")
+    parser.add_argument("destination", help="an EMPTY store to restore into: a SQLite file or a postgresql:// URL")
+    parser.add_argument("--page", type=int, default=1000, help="rows read per page of the backup")
+
+
+@command("restore", "bring a backup into an empty database and verify every chain", _restore_args)
+def restore(args: argparse.Namespace) -> int:
+    args.source = args.backup
+    return _copy(args, "restore", empty=True, live=True)
+
+
+def _copy(args: argparse.Namespace, name: str, *, empty: bool, live: bool) -> int:
+    from events import Registry
+    from events.copy import CopyRefused, copy_store, newest_age
+
+    if not is_postgres_url(args.source) and not os.path.exists(args.source):
+        print(f"tilefold {name}: no such SQLite file {args.source!r}", file=sys.stderr)
+        return 2
+    source = open_store_for(args.source, "read", registry=Registry())  # raw rows: no upcasting needed
+    destination = open_store_for(args.destination, "migrate", registry=Registry())
+    try:
+        age = None if live else newest_age(source)
+        if age is not None and age < QUIET_SECONDS:
+            print(
+                f"tilefold {name}: refused, nothing written: the source's newest event is {max(age, 0):.1f} s old, "
+                "so a server may still be writing to it; stop it first (docs/STORE.md, moving a deployment), "
+                "or pass --live to copy what is there now and run copy again after stopping it",
+                file=sys.stderr,
+            )
+            return 2
+        report = copy_store(
+            source, destination, page=args.page, progress=_copy_progress, tables=_service_tables(), empty=empty
+        )
+    except CopyRefused as refused:
+        print(f"tilefold {name}: {refused}", file=sys.stderr)
+        return 2
+    finally:
+        source.close()
+        destination.close()
+    print(
+        json.dumps(
+            {
+                "streams": report.streams,
+                "rows_read": report.rows_read,
+                "rows_written": report.rows_written,
+                "side_rows": report.side_rows,
+                "notices": report.notices,
+                "source_moved": report.source_moved,
+                "problems": [str(p) for p in report.problems],
+                "mismatched": report.mismatched,
+                "verified": report.ok,
+            }
+        ),
+        flush=True,
+    )
+    if report.source_moved and not live:
+        print(
+            f"tilefold {name}: the source took writes during the copy: stop the server writing to it, "
+            "then run copy again to catch up",
+            file=sys.stderr,
+        )
+    return 0 if report.ok or (live and report.source_moved and not report.problems and not report.mismatched) else 1
+
+
+def _service_tables() -> list[Any]:
+    """The service's own tables to copy beside the events (initialise_store created them on the
+    destination: events/side_tables.py). Both describe a match as of its head (a webhook is set by
+    an event, a pending deadline is rewritten with every append): the source's rows replace the
+    destination's for every stream copied."""
+    from events.copy import SideTable
+
+    return [
+        SideTable("tf_webhooks", ("stream", "seat"), ("stream", "seat", "url", "secret", "created_at"), True),
+        SideTable("tf_decisions", ("stream", "seat"), ("stream", "seat", "since", "due_at", "version"), True),
+    ]
+
+
+def _copy_progress(report: Any) -> None:
+    print(f"copied {report.rows_written} of {report.rows_read} rows read so far", file=sys.stderr, flush=True)

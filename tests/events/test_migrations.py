@@ -1,0 +1,123 @@
+"""Versioned migrations (events/migrations.py): each applied once under a lock and recorded; a
+starting node never changes a table in use; a schema newer than the code is refused."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from events import EventStore, MigrationNeeded, NewEvent, PostgresEventStore, Registry, SchemaTooNew
+
+
+def latest(store) -> int:
+    from events import pg_schema, schema
+
+    return (pg_schema if store.dialect == "postgresql" else schema).LATEST
+
+
+def versions(backend) -> list[int]:
+    return [row[0] for row in backend.sql("SELECT version FROM schema_version ORDER BY version")]
+
+
+def raw(backend, statements: list[str]) -> None:
+    """Statements as an old version of the code (or an operator) would run them: no trigger dropped."""
+    if backend.name == "postgresql":
+        backend.script(statements)
+        return
+    import sqlite3
+
+    conn = sqlite3.connect(backend.target, isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()
+
+
+def reopen(backend, **options):
+    cls = PostgresEventStore if backend.name == "postgresql" else EventStore
+    store = cls.initialise(backend.target, registry=Registry(), **options)
+    if backend.name == "postgresql":
+        backend._stores.append(store)
+    return store
+
+
+def test_a_fresh_database_gets_every_migration_once_and_records_it(backend):
+    store = backend.store(registry=Registry())
+    assert store.schema_version() == latest(store)
+    assert versions(backend) == list(range(1, latest(store) + 1))
+    again = reopen(backend, online_only=True)  # a second node starting: nothing to do, nothing recorded twice
+    assert again.schema_version() == latest(store) and versions(backend) == list(range(1, latest(store) + 1))
+    store.check_schema()
+
+
+def test_an_unversioned_complete_schema_is_adopted_by_a_starting_node(backend):
+    """A database made before versions were recorded, with everything version 1 makes."""
+    store = backend.store(registry=Registry())
+    store.append("s", 0, [NewEvent("e", {"n": 1})])
+    raw(backend, ["DROP TABLE schema_version"])
+    if backend.name == "postgresql":  # as the code before it made it: no tf_feed
+        raw(backend, ["DROP FUNCTION tf_feed_limit()", "DROP TABLE tf_feed"])
+    with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):
+        store.check_schema()  # a reader does not migrate
+    started = reopen(backend, online_only=True)
+    assert started.schema_version() == latest(store) and versions(backend)[0] == 1
+    assert started.append("s", 1, [NewEvent("e", {"n": 2})]).last_version == 2
+    assert [e.version for e in started.read_all()] == [1, 2]
+
+
+def test_a_migration_that_changes_tables_in_use_is_left_to_tilefold_migrate(backend):
+    """An old schema lacking a column: a starting node refuses (naming the command), nothing changes;
+    `migrate` (initialise without online_only) applies it."""
+    store = backend.store(registry=Registry())
+    raw(backend, ["DROP TABLE schema_version", "ALTER TABLE snapshots DROP COLUMN seal"])
+    with pytest.raises(MigrationNeeded) as refused:
+        reopen(backend, online_only=True)
+    assert "stop every node and run `tilefold migrate`" in str(refused.value)
+    assert (
+        backend.sql(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'schema_version'"
+            if backend.name == "sqlite"
+            else "SELECT count(*) FROM pg_tables WHERE tablename = 'schema_version' AND schemaname = current_schema()"
+        )[0][0]
+        == 0
+    )
+    migrated = reopen(backend)
+    assert migrated.schema_version() == latest(store)
+    migrated.append("s", 0, [NewEvent("e", {})])
+    migrated.save_snapshot("s", 1, "k", b"x")
+    assert migrated.load_snapshot("s", "k") == (1, b"x")
+
+
+def test_a_schema_newer_than_the_code_is_refused(backend):
+    store = backend.store(registry=Registry())
+    raw(backend, ["INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'future', 'x')"])
+    for attempt in (store.check_schema, lambda: reopen(backend), lambda: reopen(backend, online_only=True)):
+        with pytest.raises(SchemaTooNew, match="schema version 99, this tilefold knows only up to"):
+            attempt()
+
+
+def test_a_node_starting_beside_a_busy_snapshots_table_takes_no_lock_on_it(pg_url):
+    """A live node's transaction holds `snapshots` (a save_snapshot in flight): a second node's
+    start-up must not wait for it (an ALTER TABLE at start-up did, and deadlocked with the live
+    node's next statement)."""
+    import psycopg
+
+    PostgresEventStore.initialise(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as live, live.transaction():
+        live.execute("SELECT count(*) FROM snapshots")  # holds an ACCESS SHARE lock until the end
+        live.execute("SELECT count(*) FROM events")
+        done = threading.Event()
+        failure: list[BaseException] = []
+
+        def start() -> None:
+            try:
+                PostgresEventStore.initialise(pg_url, online_only=True).close()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failure.append(exc)
+            done.set()
+
+        threading.Thread(target=start, daemon=True).start()
+        started = done.wait(15)
+    assert started and not failure, failure  # it finished while the live transaction still held its locks
