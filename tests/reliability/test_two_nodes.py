@@ -47,9 +47,9 @@ def wait_until_up(base: str, proc: subprocess.Popen, seconds: float) -> None:
 
 
 class Node:
-    """`tilefold serve --workers 2` on 127.0.0.1 with TILEFOLD_DB = the PostgreSQL URL."""
+    """`tilefold serve --workers 2` on 127.0.0.1 with TILEFOLD_DB = the PostgreSQL URL (and `env`)."""
 
-    def __init__(self, url: str, log: Path):
+    def __init__(self, url: str, log: Path, **env: str):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         script = Path(sys.executable).with_name("tilefold")
@@ -58,7 +58,7 @@ class Node:
         self.log = open(log, "wb")
         self.proc = subprocess.Popen(
             cmd,
-            env=dict(os.environ, TILEFOLD_DB=url, TILEFOLD_RATE_LIMITS="0"),  # every client is 127.0.0.1
+            env=dict(os.environ, TILEFOLD_DB=url, TILEFOLD_RATE_LIMITS="0", **env),  # every client is 127.0.0.1
             cwd=str(Path(__file__).resolve().parents[2]),
             stdout=self.log,
             stderr=subprocess.STDOUT,
