@@ -3,6 +3,7 @@
 from engine.actions import legal_actions, pending_seats
 from engine.bot import bot_action, default_action
 from engine.errors import IllegalAction
+from engine.hints import ting_choices
 from engine.evolve import CorruptEvent
 from engine.state import MatchState
 from engine.table import decide, evolve, fold, initial_state, step
@@ -30,6 +31,7 @@ __all__ = [
     "redact",
     "step",
     "table_waiting",
+    "ting_choices",
     "upcast",
     "view",
 ]

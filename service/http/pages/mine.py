@@ -6,19 +6,12 @@ import hashlib
 from typing import Any, Optional
 
 import engine
-from engine.actions import variant_of
-from engine.scoring import Meld, WinContext, score
-from engine.tiles import kind, name, points
 
 from ...model import room as rooms
+from ...usecases import reads
 from ...model.errors import ServiceError
 from ...infra.repository import Loaded, stream_of
 
-#: the engine events a "last move" line may name (never `responded`: who was asked is not public)
-MOVES = frozenset(
-    {"hand_started", "discarded", "punged", "konged", "ting_declared", "won", "hand_ended", "match_ended"}
-)
-LOOK_BACK = 12
 
 
 def seat_in(loaded: Loaded, token: Optional[str]) -> Optional[int]:
@@ -77,68 +70,9 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
 
 
 def _last_move(svc: Any, loaded: Loaded, seat: int) -> Optional[dict]:
-    from ...usecases.play import public_event
-
-    stored = svc.repo.read(loaded.match_id, max(0, loaded.version - LOOK_BACK), until=loaded.version)
-    for event in reversed(stored):
-        if event.type in MOVES:
-            item = public_event(event, "all" if loaded.over else seat)
-            if item is None:
-                continue  # engine.redact: not this seat's to see (another seat's window answer, issue 13)
-            return {
-                "type": item["type"],
-                "seat": item["payload"].get("seat"),
-                "tile": item["payload"].get("tile"),
-                "at": item["recorded_at"],
-            }
-    return None
+    return reads.last_move(svc.repo, loaded, seat)
 
 
 def ting_choices(loaded: Loaded, seat: int) -> list[dict]:
-    """For each legal `ting` with a tile: the waits after that discard and each wait's points (K-2, H-4).
-
-    Points are what the scorer gives a self-drawn win on that tile (K-1: a tile's points; 含山: the
-    hand's value); `tile_points` is the K-1 value of the tile itself.
-    """
-    if not loaded.started or loaded.over:
-        return []
-    state = loaded.state
-    tiles = [a["tile"] for a in engine.legal_actions(state, seat) if a["action"] == "ting" and "tile" in a]
-    if not tiles:
-        return []
-    rules, hand = variant_of(state), state.hand
-    me = hand.seats[seat]
-    sets = 4 - len(me.melds)
-    out = []
-    for tile in tiles:
-        counts = list(me.counts)
-        counts[kind(tile)] -= 1
-        waits = [
-            {"tile": name(k), "points": _value(state, seat, counts, k), "tile_points": points(k)}
-            for k in rules.waits(hand, counts, sets)
-        ]
-        out.append({"discard": tile, "waits": waits})
-    return out
-
-
-def _value(state: Any, seat: int, counts: list[int], win: int) -> Optional[int]:
-    hand = state.hand
-    me = hand.seats[seat]
-    concealed = tuple(k for k, n in enumerate(counts) for _ in range(n)) + (win,)
-    ctx = WinContext(
-        variant=state.variant,
-        options=state.options,
-        seat=seat,
-        dealer=hand.dealer,
-        concealed=tuple(sorted(concealed)),
-        melds=tuple(Meld(m["type"], m["tile"], m.get("kong")) for m in me.melds),
-        win_tile=win,
-        win_by="self_draw",
-        ready=True,
-        wild=hand.wild,
-    )
-    try:
-        result = score(ctx)
-    except Exception:  # noqa: BLE001 - a hypothetical win the scorer refuses shows no points
-        return None
-    return result.get("value") if result.get("ok") else None
+    """For each legal `ting` with a tile: the waits after that discard and each wait's points (K-2, H-4)."""
+    return reads.ting_choices(loaded, seat)
