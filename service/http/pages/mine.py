@@ -13,7 +13,6 @@ from ...model.errors import ServiceError
 from ...infra.repository import Loaded, stream_of
 
 
-
 def seat_in(loaded: Loaded, token: Optional[str]) -> Optional[int]:
     return rooms.seat_of(loaded.room, token) if token else None
 
