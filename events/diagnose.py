@@ -69,7 +69,9 @@ def _postgres(exc: BaseException, target: str) -> Optional[str]:
             f"a table at {where} is in use by running nodes and the schema change could not lock it "
             "in time; stop every node, then run `tilefold migrate` again"
         )
-    invalid = isinstance(exc, psycopg.OperationalError) and "for connection option" in text
+    invalid = isinstance(exc, psycopg.OperationalError) and bool(
+        re.search(r"invalid .*(value|option|uri)", text.lower())
+    )
     if invalid or (isinstance(exc, psycopg.ProgrammingError) and not isinstance(exc, psycopg.errors.UndefinedTable)):
         return (
             f"the PostgreSQL URL is not valid ({text}); write it as "

@@ -1,0 +1,187 @@
+"""Start-up: which database a command opens, and one line with the cause and the fix (exit 2, no
+traceback, no 30 s of pool retries) when it cannot; a read-only role can export (no DDL for reads)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from service.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(autouse=True)
+def no_server(monkeypatch):
+    """serve must refuse before it starts gunicorn: reaching it is a failure of the test."""
+    import service.cli
+
+    def reached(options):
+        raise AssertionError("serve went on to start gunicorn")
+
+    monkeypatch.setattr(service.cli, "gunicorn_app", reached)
+    for name in ("TILEFOLD_DB", "TILEFOLD_REQUIRE_DB", "DATABASE_URL", "PGHOST", "PGDATABASE", "PGSERVICE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def refused(argv: list[str], capsys) -> str:
+    """Run the command; it must exit 2 within 15 s with exactly one line on stderr, no traceback."""
+    started = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - started < 15
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith(f"tilefold {argv[0]}: ")
+    return lines[0]
+
+
+def server(url: str) -> str:
+    """scheme://user@host:port of the test server's URL."""
+    return url.split("/tilefold_test")[0]
+
+
+def test_a_server_that_is_down_is_named_with_the_fix(capsys):
+    line = refused(["serve", "--db", f"postgresql://postgres@127.0.0.1:{free_port()}/tilefold"], capsys)
+    assert "nothing answers at postgresql://postgres@127.0.0.1:" in line and "start PostgreSQL or fix the URL" in line
+
+
+def test_refused_credentials_are_named_with_the_fix(pg_url, capsys):
+    host = server(pg_url).split("@")[1]
+    line = refused(["serve", "--db", f"postgresql://nobody:s3cret@{host}/tilefold_test"], capsys)
+    assert "refused the credentials of role nobody" in line and "fix the user and password" in line
+    assert "s3cret" not in line
+
+
+def test_a_missing_database_and_a_wrong_url_are_named_with_the_fix(pg_url, capsys):
+    line = refused(["export", "m", "--db", f"{server(pg_url)}/no_such_db_here"], capsys)
+    assert "there is no database 'no_such_db_here'" in line and "createdb" in line
+    line = refused(["serve", "--db", f"{server(pg_url)}/tilefold_test?sslmode=sometimes"], capsys)
+    assert "the PostgreSQL URL is not valid" in line and "postgresql://USER:PASSWORD@HOST:5432/DATABASE" in line
+
+
+def test_a_missing_sqlite_folder_is_named_with_the_fix(tmp_path, capsys):
+    line = refused(["serve", "--db", str(tmp_path / "no" / "such" / "m.db")], capsys)
+    assert "its folder does not exist" in line
+
+
+def test_a_schema_newer_than_the_code_is_refused_with_the_fix(pg_url, capsys):
+    from events import PostgresEventStore
+
+    PostgresEventStore.initialise(pg_url).close()
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'future', 'x')")
+    for command in (["serve"], ["export", "m"], ["migrate"], ["tick"]):
+        line = refused([*command, "--db", pg_url], capsys)
+        assert "schema version 99, this tilefold knows only up to" in line and "run the newer tilefold" in line
+
+
+def test_missing_privileges_are_named_with_the_fix(pg_url, capsys):
+    """A role that may connect but not create tables in an empty schema: serve cannot make the schema."""
+    import psycopg
+
+    role = "tf_noprivs_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+    try:
+        url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@")
+        line = refused(["serve", "--db", url], capsys)
+        assert f"the database role {role} lacks a privilege" in line and "tilefold migrate" in line
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+
+
+def test_no_silent_sqlite_default_in_a_postgresql_deployment(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PGHOST", "db.internal")
+    line = refused(["serve"], capsys)
+    assert "TILEFOLD_DB is unset, so this would open the SQLite file" in line and "PGHOST" in line
+    assert not (tmp_path / "tilefold.db").exists()
+    monkeypatch.delenv("PGHOST")
+    monkeypatch.setenv("TILEFOLD_REQUIRE_DB", "postgresql")
+    line = refused(["tick", "--db", str(tmp_path / "m.db")], capsys)
+    assert "TILEFOLD_REQUIRE_DB says postgresql but the database is sqlite" in line
+
+
+def test_postgres_scheme_means_postgresql(pg_url, capsys):
+    """libpq accepts postgres:// as well as postgresql://, and so does every command."""
+    url = "postgres://" + pg_url.split("://", 1)[1]
+    assert main(["migrate", "--db", url]) == 0
+    assert '"pending": false' in capsys.readouterr().out
+    from events import PostgresEventStore, open_store
+
+    store = open_store(url)
+    assert isinstance(store, PostgresEventStore) and store.schema_version() >= 2
+
+
+def test_the_banner_says_which_database_and_whether_it_is_the_default(tmp_path, monkeypatch):
+    from service.cli import banner
+
+    assert "(SQLite; TILEFOLD_DB unset: the default)" in banner("tilefold.db", "127.0.0.1:8000")
+    monkeypatch.setenv("TILEFOLD_DB", "postgresql://u:pw@db/x")
+    text = banner("postgresql://u:pw@db/x", "127.0.0.1:8000")
+    assert "(PostgreSQL)" in text and "pw" not in text
+
+
+def test_the_real_command_prints_one_line_and_no_traceback():
+    """The installed entry point, as an operator runs it (a fresh interpreter, its own stderr)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TILEFOLD_", "PG"))}
+    env["PYTHONPATH"] = ROOT
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "service.cli", "serve", "--db", f"postgresql://u@127.0.0.1:{free_port()}/x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2 and time.monotonic() - started < 20
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+
+
+# -- a read-only role --------------------------------------------------------------------------------
+def test_a_read_only_role_can_export(pg_url, tmp_path, monkeypatch, capsys):
+    """A role with SELECT only (a reporting or audit account): export runs no DDL at start-up."""
+    import psycopg
+
+    from audit_support import finished_match
+    from service.app import create_app
+
+    monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
+    app = create_app({"DATABASE": pg_url, "TESTING": True, "SNAPSHOT_EVERY": 0})
+    match_id, _ = finished_match(app, "koudiandian", {"hands": 1})
+    assert main(["export", match_id, "--db", pg_url]) == 0
+    as_owner = capsys.readouterr().out
+    role = "tf_reader_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
+    try:
+        url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@")
+        assert main(["export", match_id, "--db", url]) == 0, capsys.readouterr().err
+        assert capsys.readouterr().out == as_owner
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
