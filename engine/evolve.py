@@ -1,16 +1,22 @@
 """Applying one event to a state in place; `engine.table.evolve` wraps it in a copy.
 
-Evolve only applies data (issue 14): whatever the rules decided when an event was made — who is
-asked in a claim, rob or 报听 window, the waits of a declared hand, whether a pung forfeits a kong
-(K-6), whether a pass is 过胡 (K-5) — is recorded by the decider under `event["decision"]`, and
-folding reads it from there. Only events of matches played under rules version 1 (before the
-decisions were recorded) lack it; for them the same rules run as a fallback, under version 1.
+Evolve only applies data and imports no rules: whatever the rules decided when an event was made —
+who is asked in a claim, rob or 报听 window, the waits of a declared hand, whether a pung forfeits a
+kong (K-6), whether a pass is 过胡 (K-5) — comes from the `Decisions` the caller passes. Folding a
+log passes `recorded` (the decisions the decider recorded under `event["decision"]`), or, for
+matches played under rules version 1 (before decisions were recorded), the rules themselves; the
+decider passes the rules and records what they decided (engine/decisions.py).
+
+The decisions, by key: `ting` (hand_started: seats asked to 报听, H-4), `waits` (ting_declared or
+the declaring discard: the declared hand's waits, K-3), `claims` (discarded: seat -> allowed
+answers, G-6), `passed_hu` (responded: does passing a win restrict it, K-5), `forfeits_kong`
+(punged: K-6), `robbers` (kong_declared: seats that may rob the kong, G-7).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from engine.state import (
     CLAIM,
@@ -24,50 +30,49 @@ from engine.state import (
     MatchState,
     Window,
 )
-from engine.tiles import kind, name, parse
-from engine.versions import DECISION, FIRST_DATA_VERSION, upcast
+from engine.tiles import kind, parse
+from engine.versions import DECISION, upcast
 
-Handler = Callable[[MatchState, dict[str, Any], bool], None]
+
+class Decisions(Protocol):
+    """Where an event's decisions come from: `decisions(state, event, key)` is the decision `key`
+    (module docstring) of `event`, asked while `event` is being applied to `state`."""
+
+    def __call__(self, state: MatchState, event: dict[str, Any], key: str) -> Any: ...
+
+
+Handler = Callable[[MatchState, dict[str, Any], Decisions], None]
 
 
 class CorruptEvent(ValueError):
     """An event that cannot follow the state it is applied to (a tampered or misordered log)."""
 
 
-def apply(state: MatchState, event: dict[str, Any], *, deciding: bool = False) -> None:
-    """Apply one event in place. `deciding` (engine.table only): compute each decision with the rules
-    and record it on the event under `decision`; folding (`deciding=False`) reads it back instead."""
+def recorded(state: MatchState, event: dict[str, Any], key: str) -> Any:
+    """The decisions as the decider recorded them on the event (rules version 2 on)."""
+    made = event.get(DECISION)
+    if isinstance(made, dict) and key in made:
+        return made[key]
+    raise CorruptEvent(f"{event.get('type')} lacks its recorded decision {key!r} (rules version {state.rules_version})")
+
+
+def apply(state: MatchState, event: dict[str, Any], decisions: Decisions) -> None:
+    """Apply one event in place, its decisions taken from `decisions`."""
     handler = _HANDLERS.get(event.get("type"))
     if handler is None:
         raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
     state.cache.clear()
-    handler(state, event if deciding else upcast(event), deciding)
+    handler(state, upcast(event), decisions)
     state.version += 1
 
 
-def _decided(state: MatchState, e: dict[str, Any], key: str, compute: Callable[[], Any], deciding: bool) -> Any:
-    """The decision `key` of event `e`: as recorded, or computed (when deciding, or for a version-1 log)."""
-    recorded = e.get(DECISION)
-    if not deciding and isinstance(recorded, dict) and key in recorded:
-        return recorded[key]
-    data_version = state.rules_version >= FIRST_DATA_VERSION
-    if not deciding and data_version:
-        raise CorruptEvent(f"{e.get('type')} lacks its recorded decision {key!r} (rules version {state.rules_version})")
-    value = compute()  # the decider, or the fallback for events recorded before decisions were
-    if deciding and data_version:
-        e.setdefault(DECISION, {})[key] = value
-    return value
-
-
-def _match_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_match_started(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     state.variant, state.options = e["variant"], dict(e["options"])
     state.first_dealer = state.dealer = e["first_dealer"]
     state.rules_version = e.get("rules_version", 1)
 
 
-def _hand_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
-    from engine.actions import variant_of
-
+def _on_hand_started(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     wall = [kind(t) for t in e["wall"]]
     hand = HandState(
         number=e["hand"],
@@ -87,7 +92,7 @@ def _hand_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     hand.seats[e["dealer"]].counts[hand.drawn] += 1
     hand.draw_source = "deal"
     state.hand = hand
-    asked = _decided(state, e, "ting", lambda: variant_of(state).ting_phase_seats(hand), deciding)  # H-4
+    asked = decide(state, e, "ting")  # H-4
     if asked:
         hand.window = Window(TING, None, hand.dealer, {s: ["ting", "pass"] for s in asked})
         state.phase = TING
@@ -95,7 +100,7 @@ def _hand_started(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
         state.phase = TURN
 
 
-def _drew(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_drew(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     if e["source"] == "kong":  # G-3 杠后补牌 from the tail
         hand.tail -= 1
@@ -111,30 +116,18 @@ def _drew(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = TURN
 
 
-def _waits_of(state: MatchState, seat: int) -> Callable[[], list[str]]:
-    """The waits of a declared hand (K-3 `kong_keeps_waits`), as a decision to record."""
-
-    def compute() -> list[str]:
-        from engine.actions import variant_of
-
-        me = state.in_hand.seats[seat]
-        return [name(k) for k in variant_of(state).waits(state.in_hand, me.counts, 4 - len(me.melds))]
-
-    return compute
-
-
-def _ting_declared(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_ting_declared(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     me = hand.seats[e["seat"]]
     me.ready = True
     if state.phase == TING:
-        me.ready_waits = tuple(kind(t) for t in _decided(state, e, "waits", _waits_of(state, e["seat"]), deciding))
-        _answer(state, e["seat"], "ting", e, deciding)
+        me.ready_waits = tuple(kind(t) for t in decide(state, e, "waits"))
+        _answer(state, e["seat"], "ting", e, decide)
     elif not e.get("with_discard", True):
         hand.dealer_ting_then_hu = True  # H-4: no discard follows; the next action is hu
 
 
-def _discarded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_discarded(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
@@ -144,34 +137,11 @@ def _discarded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     me.discards.append({"tile": e["tile"], "face_down": e["face_down"], "claimed": False})
     hand.dealer_ting_then_hu = False
     if me.ready and not me.ready_waits:
-        me.ready_waits = tuple(kind(t) for t in _decided(state, e, "waits", _waits_of(state, seat), deciding))
+        me.ready_waits = tuple(kind(t) for t in decide(state, e, "waits"))
     hand.discard_count += 1
     hand.drawn = None
-    claims = _decided(state, e, "claims", lambda: _claims(state, seat, tile, e["face_down"]), deciding)
+    claims = decide(state, e, "claims")
     _open_or_pass(state, CLAIM, tile, seat, {int(s): list(a) for s, a in claims.items()})
-
-
-def _claims(state: MatchState, discarder: int, tile: int, face_down: bool) -> dict[str, list[str]]:
-    """G-6: only players with a legal claim are asked (K-2: nobody claims a face-down tile).
-    Seats are string keys: the decision is JSON as stored."""
-    from engine.actions import variant_of
-
-    if face_down:
-        return {}
-    rules = variant_of(state)
-    hand = state.in_hand
-    allowed: dict[str, list[str]] = {}
-    for seat in ((discarder + i) % 4 for i in (1, 2, 3)):
-        options = []
-        if rules.hu_allowed(state, seat, tile, "discard", discarder):
-            options.append("hu")
-        if rules.can_exposed_kong(hand, seat, tile):
-            options.append("kong")
-        if rules.can_pung(hand, seat, tile):
-            options.append("pung")
-        if options:
-            allowed[str(seat)] = options + ["pass"]
-    return allowed
 
 
 def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed: dict[int, list[str]]) -> None:
@@ -185,37 +155,29 @@ def _open_or_pass(state: MatchState, kind_: str, tile: int, source: int, allowed
     state.phase = TURN
 
 
-def _responded(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
-    _answer(state, e["seat"], e["response"], e, deciding)
+def _on_responded(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
+    _answer(state, e["seat"], e["response"], e, decide)
 
 
-def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deciding: bool) -> None:
-    from engine.actions import variant_of
-
+def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     window = hand.open_window
     window.responses[seat] = response
     tile = window.tile
     could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
-    if (
-        could_win
-        and tile is not None
-        and _decided(state, e, "passed_hu", lambda: variant_of(state).pass_restricts_win, deciding)
-    ):
+    if could_win and tile is not None and decide(state, e, "passed_hu"):
         hand.seats[seat].passed_hu.add(tile)  # K-5 过胡 (含山 has none, H-1)
     if window.kind == TING and len(window.responses) == len(window.allowed):
         hand.window = None  # H-4: everyone asked has answered; the dealer acts
         state.phase = TURN
 
 
-def _punged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
-    from engine.actions import variant_of
-
+def _on_punged(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
     me = hand.seats[seat]
     could_kong = "kong" in hand.open_window.allowed.get(seat, ())
-    if could_kong and _decided(state, e, "forfeits_kong", lambda: variant_of(state).pung_forfeits_kong, deciding):
+    if could_kong and decide(state, e, "forfeits_kong"):
         me.forfeited_kongs.add(tile)  # K-6 (扣点点 only, G-5/K-6): pung chosen over kong gives it up
     me.counts[tile] -= 2
     me.melds.append({"type": "pung", "tile": tile, "kong": None, "from": e["from"]})
@@ -224,7 +186,7 @@ def _punged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = TURN
 
 
-def _konged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_konged(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile, how = e["seat"], kind(e["tile"]), e["kind"]
     me = hand.seats[seat]
@@ -253,18 +215,15 @@ def _konged(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = TURN
 
 
-def _kong_declared(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
-    from engine.table import _robbers
-
+def _on_kong_declared(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
-    seat, tile = e["seat"], kind(e["tile"])
-    hand.pending_kong = (seat, tile)
-    robbers = _decided(state, e, "robbers", lambda: _robbers(state, seat, tile), deciding)  # G-7
-    hand.window = Window(ROB, tile, seat, {s: ["hu", "pass"] for s in robbers})
+    hand.pending_kong = (e["seat"], kind(e["tile"]))
+    robbers = decide(state, e, "robbers")  # G-7
+    hand.window = Window(ROB, kind(e["tile"]), e["seat"], {s: ["hu", "pass"] for s in robbers})
     state.phase = ROB
 
 
-def _won(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_won(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat = e["seat"]
     if e["by"] == "discard":
@@ -278,7 +237,7 @@ def _won(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = SETTLE
 
 
-def _hand_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_hand_ended(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     state.scores = list(e["scores"])
     if e["next_dealer"] != state.dealer:
         state.deal_moves += 1
@@ -289,7 +248,7 @@ def _hand_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
     state.phase = MATCH_OVER if e["match_over"] else HAND_OVER
 
 
-def _match_ended(state: MatchState, e: dict[str, Any], deciding: bool) -> None:
+def _on_match_ended(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     state.phase = MATCH_OVER
 
 
@@ -301,16 +260,16 @@ def _mark_claimed(hand: HandState, discarder: int | None) -> None:
 
 
 _HANDLERS: dict[str | None, Handler] = {
-    "match_started": _match_started,
-    "hand_started": _hand_started,
-    "drew": _drew,
-    "ting_declared": _ting_declared,
-    "discarded": _discarded,
-    "responded": _responded,
-    "punged": _punged,
-    "konged": _konged,
-    "kong_declared": _kong_declared,
-    "won": _won,
-    "hand_ended": _hand_ended,
-    "match_ended": _match_ended,
+    "match_started": _on_match_started,
+    "hand_started": _on_hand_started,
+    "drew": _on_drew,
+    "ting_declared": _on_ting_declared,
+    "discarded": _on_discarded,
+    "responded": _on_responded,
+    "punged": _on_punged,
+    "konged": _on_konged,
+    "kong_declared": _on_kong_declared,
+    "won": _on_won,
+    "hand_ended": _on_hand_ended,
+    "match_ended": _on_match_ended,
 }

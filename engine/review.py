@@ -19,9 +19,8 @@ from typing import Any, Iterable, Optional
 from engine import analysis as A
 from engine.actions import legal_actions, pending_seats
 from engine.bot_normal import Knowledge, _value_of
-from engine.evolve import apply
 from engine.state import TING, MatchState
-from engine.table import initial_state
+from engine.table import evolve_in_place, initial_state
 from engine.tiles import kind, name
 
 _OWN_ACTIONS = frozenset({"discarded", "ting_declared", "responded", "punged", "konged", "kong_declared", "won"})
@@ -43,7 +42,7 @@ def review(events: Iterable[dict[str, Any]], seat: int, start: Optional[MatchSta
             entry = _judge(state, seat, event, made)
             if entry is not None:
                 out.append({"index": i, **entry})
-        apply(state, event)
+        evolve_in_place(state, event)
         state.cache.clear()
     return out
 

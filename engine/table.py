@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from engine.actions import legal_actions, self_draw_kind, variant_of
+from engine.decisions import Recording, after, recorded_else_rules, robbers
 from engine.errors import IllegalAction, explain
 from engine.evolve import apply
 from engine.options import OptionError, normalise
@@ -22,15 +23,21 @@ def initial_state() -> MatchState:
 def evolve(state: MatchState, event: dict[str, Any]) -> MatchState:
     """Pure: the state after one event (the input state is not changed)."""
     new = state.clone()
-    apply(new, event)
+    evolve_in_place(new, event)
     return new
+
+
+def evolve_in_place(state: MatchState, event: dict[str, Any]) -> None:
+    """One event of a log folded into `state` itself: its decisions as recorded (for a log of rules
+    version 1, which recorded none, as the rules take them)."""
+    apply(state, event, recorded_else_rules)
 
 
 def fold(events: Iterable[dict[str, Any]], state: Optional[MatchState] = None) -> MatchState:
     """Replay: evolve over many events, copying the starting state once."""
     current = state.clone() if state is not None else initial_state()
     for event in events:
-        apply(current, event)
+        apply(current, event, recorded_else_rules)
     return current
 
 
@@ -56,7 +63,10 @@ def _apply_with_consequences(state: MatchState, first: list[dict[str, Any]]) -> 
 
     def emit(event: dict[str, Any]) -> None:
         events.append(event)
-        apply(state, event, deciding=True)  # records the rules' decisions on the event (evolve as data)
+        decisions = Recording()
+        apply(state, event, decisions)
+        if decisions.made and state.rules_version >= versions.FIRST_DATA_VERSION:
+            event[versions.DECISION] = decisions.made  # what the rules decided, for folding to read back
 
     for event in first:
         emit(event)
@@ -123,7 +133,7 @@ def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
         hands[seat] = deal.wall[13 * i : 13 * i + 13]
     dealer_draw = deal.wall[52]  # G-3: the dealer's 14th tile
     wild = deal.wild if _uses_wilds(state) else None
-    return _hand_started(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
+    return _hand_started_event(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
 
 
 def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
@@ -144,14 +154,14 @@ def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
     if _uses_wilds(state) and wild is None:
         raise IllegalAction("bad_preset", 'this variant/option set needs a "wild" kind')
     dealer_draw = hands[state.dealer].pop()
-    return _hand_started(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
+    return _hand_started_event(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
 
 
 def _uses_wilds(state: MatchState) -> bool:
     return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
-def _hand_started(
+def _hand_started_event(
     state: MatchState,
     hands: list[list[int]],
     dealer_draw: int,
@@ -182,14 +192,14 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
     if state.phase == "ting":  # a non-dealer's 报听 at the deal (H-4)
         return [{"type": "ting_declared", "seat": seat}]
     if action == "discard":
-        return [_discarded(seat, kind(act["tile"]), face_down=False)]
+        return [_discarded_event(seat, kind(act["tile"]), face_down=False)]
     if action == "ting":
         if tile is None:
             return [{"type": "ting_declared", "seat": seat, "with_discard": False}]
         face_down = variant_of(state).face_down_ting
         return [
             {"type": "ting_declared", "seat": seat, "with_discard": True},
-            _discarded(seat, kind(tile), face_down=face_down),
+            _discarded_event(seat, kind(tile), face_down=face_down),
         ]
     if action == "hu":
         return [
@@ -204,7 +214,7 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
     return [_turn_kong(state, seat, kind(act["tile"]))]
 
 
-def _discarded(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict[str, Any]:
+def _discarded_event(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict[str, Any]:
     return {"type": "discarded", "seat": seat, "tile": name(tile), "face_down": face_down, "auto": auto}
 
 
@@ -212,19 +222,9 @@ def _turn_kong(state: MatchState, seat: int, tile: int) -> dict[str, Any]:
     me = state.in_hand.seats[seat]
     if me.counts[tile] == 4:
         return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "concealed", "from": None}
-    if _robbers(state, seat, tile):
+    if robbers(state, seat, tile):
         return {"type": "kong_declared", "seat": seat, "tile": name(tile)}  # G-7 rob window
     return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "added", "from": None}
-
-
-def _robbers(state: MatchState, konger: int, tile: int) -> list[int]:
-    rules = variant_of(state)
-    return [s for s in _after(konger) if rules.hu_allowed(state, s, tile, "rob_kong", konger)]
-
-
-def _after(seat: int) -> list[int]:
-    """G-2: the other seats in turn order, nearest 下家 first."""
-    return [(seat + i) % 4 for i in (1, 2, 3)]
 
 
 # ---- automatic consequences ----------------------------------------------------------------------
@@ -242,7 +242,7 @@ def _run_automatic(state: MatchState, emit: Callable[[dict[str, Any]], None]) ->
 
 def _next_automatic(state: MatchState) -> list[dict[str, Any]]:
     if state.phase == SETTLE:
-        return _hand_ended(state, state.in_hand.won["seat"])
+        return _hand_ended_events(state, state.in_hand.won["seat"])
     if state.phase == TURN:
         return _turn_automatic(state)
     if state.phase in (CLAIM, ROB):
@@ -255,7 +255,7 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
     seat = hand.turn
     if hand.need_draw:
         if hand.wall_count == 0:
-            return _hand_ended(state, None)  # G-8 荒庄
+            return _hand_ended_events(state, None)  # G-8 荒庄
         source = "kong" if hand.draw_source == "kong_pending" else "wall"
         tile = hand.wall[hand.tail - 1] if source == "kong" else hand.wall[hand.head]
         return [{"type": "drew", "seat": seat, "tile": name(tile), "source": source}]
@@ -275,14 +275,14 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
             }
         ]
     if len(acts) == 1:  # K-3 / H-4: the locked hand's drawn tile goes automatically
-        return [_discarded(seat, hand.drawn, face_down=False, auto=True)]
+        return [_discarded_event(seat, hand.drawn, face_down=False, auto=True)]
     return []
 
 
 def _window_automatic(state: MatchState) -> list[dict[str, Any]]:
     window = state.in_hand.open_window
     if variant_of(state).must_win():  # K-5
-        for seat in _after(window.source):
+        for seat in after(window.source):
             if "hu" in window.allowed.get(seat, ()) and seat not in window.responses:
                 return [{"type": "responded", "seat": seat, "response": "hu", "window": window.kind, "auto": True}]
     return _resolve_window(state)
@@ -295,7 +295,7 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
     if window.tile is None:
         raise ValueError("a claim or rob window without its tile")
     tile = name(window.tile)
-    for seat in _after(window.source):
+    for seat in after(window.source):
         if "hu" in window.allowed.get(seat, ()):
             answer = window.responses.get(seat)
             if answer is None:
@@ -305,7 +305,7 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
                 return [{"type": "won", "seat": seat, "tile": tile, "by": by, "from": window.source}]
     if any(seat not in window.responses for seat in window.allowed):
         return []
-    for seat in _after(window.source):
+    for seat in after(window.source):
         answer = window.responses.get(seat)
         if answer == "pung":
             return [{"type": "punged", "seat": seat, "tile": tile, "from": window.source}]
@@ -317,12 +317,12 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
         konger, kong_tile = hand.pending_kong
         return [{"type": "konged", "seat": konger, "tile": name(kong_tile), "kind": "added", "from": None}]
     if hand.wall_count == 0:
-        return _hand_ended(state, None)
+        return _hand_ended_events(state, None)
     next_seat = (window.source + 1) % 4
     return [{"type": "drew", "seat": next_seat, "tile": name(hand.wall[hand.head]), "source": "wall"}]
 
 
-def _hand_ended(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]]:
+def _hand_ended_events(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]]:
     hand = state.in_hand
     rules = variant_of(state)
     if winner is None:

@@ -77,6 +77,28 @@ def test_service_imports_engine_and_events_never_the_other_way():
         assert _offenders(package, {"service"}) == {}, package
 
 
+def test_evolve_applies_data_and_imports_no_rules():
+    """The Decider's evolve half takes its decisions from its caller: it imports the state, the tiles
+    and the versions, never the variants, scoring, hand analysis or the table that decides."""
+    allowed = {"__future__", "collections.abc", "typing", "engine.state", "engine.tiles", "engine.versions"}
+    assert _modules(ROOT / "engine" / "evolve.py") - allowed == set()
+
+
+def test_the_deciders_halves_name_no_private_function_alike():
+    """decide (engine/table.py), evolve (engine/evolve.py) and the rules' decisions (engine/decisions.py):
+    a private name means one thing (a builder of an event is not a handler of it)."""
+    seen: dict[str, str] = {}
+    clashes = []
+    for name in ("table", "evolve", "decisions"):
+        tree = ast.parse((ROOT / "engine" / f"{name}.py").read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("_"):
+                if node.name in seen:
+                    clashes.append((node.name, seen[node.name], name))
+                seen[node.name] = name
+    assert clashes == []
+
+
 def test_service_uses_the_event_store_only_through_its_public_surface():
     """No events.connection, no schema module: connections, DDL, SQL dialects and leases are the store's."""
     internal = {
@@ -147,7 +169,7 @@ def _recorded_match(variant: str, options: dict, label: str) -> list[dict]:
 
 
 def _raise(*args, **kwargs):
-    raise AssertionError("folding ran a rule: evolve must only apply recorded data (issue 14)")
+    raise AssertionError("folding ran a rule: evolve must only apply recorded data")
 
 
 def test_folding_never_runs_scoring_or_hand_analysis(monkeypatch):
