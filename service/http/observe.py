@@ -6,7 +6,8 @@
   stream: when it closes) with the request id, method, route, path (never the query string), status,
   duration, match id and seat; /healthz, /readyz and /metrics are logged at DEBUG when they succeed.
 - GET /healthz: the process answers (no query). GET /readyz: one query: the database answers and
-  holds this code's schema; 503 with the failing check otherwise.
+  its schema version is this code's; 503 with the failing check otherwise (and any check another
+  part registers in app.extensions["tilefold_readiness"]).
 - GET /metrics: the Prometheus exposition, on this port only when TILEFOLD_METRICS_PUBLIC is on
   (`tilefold serve --metrics-bind` serves it on a port of its own instead: docs/OPERATIONS.md).
 """
@@ -148,9 +149,25 @@ def readiness_checks(app: Flask) -> list[tuple[str, Callable[[], Optional[str]]]
 
 
 def database_problem(store: Any) -> Optional[str]:
-    """None when the database answers and holds the schema (one indexed query), else the problem."""
-    store.query("SELECT value FROM meta WHERE key = ?", ["schema"])
-    return None
+    """None when the database answers with this code's schema version, else the problem: one query
+    on a pooled connection (events/migrations.py records the versions in `schema_version`)."""
+    found = store.query("SELECT max(version) FROM schema_version")[0][0] or 0
+    latest = latest_schema(store)
+    if found == latest:
+        return None
+    if found > latest:
+        return f"the database has schema version {found}, newer than this code's {latest}: upgrade this node"
+    return (
+        f"the database has schema version {found}, this code needs {latest}: "
+        "run `tilefold migrate` (docs/OPERATIONS.md, Upgrading)"
+    )
+
+
+def latest_schema(store: Any) -> int:
+    """The schema version this code's store of that kind needs (events/schema.py, events/pg_schema.py)."""
+    from events import pg_schema, schema
+
+    return pg_schema.LATEST if getattr(store, "dialect", None) == "postgresql" else schema.LATEST
 
 
 def metrics_view() -> Response:

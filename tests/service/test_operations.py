@@ -55,29 +55,54 @@ def test_healthz_answers_without_touching_the_store(app, client):
 
 
 def test_readyz_costs_one_query_per_poll(app, client):
-    """Given a ready node, when /readyz is polled ten times (as a balancer polls it every second),
-    then it is ready each time and asked the store ten questions in all."""
-    svc = app.extensions["tilefold"]
-    svc.repo.store = counting = CountingStore(svc.repo.store)
-    for _ in range(10):
-        reply = client.get("/readyz")
-        assert reply.status_code == 200, reply.get_json()
-        assert reply.get_json()["status"] == "ready" and reply.get_json()["checks"]["database"] == "ok"
-    assert counting.calls == ["query"] * 10
+    """Given a ready node (its first request made), when /readyz is polled ten times (as a balancer
+    polls it every second), then it is ready each time and the database ran ten statements in all,
+    each the schema version's (every statement of the request's thread is traced, whoever runs it)."""
+    assert client.get("/readyz").status_code == 200  # a worker's first request starts its notice worker
+    store = app.extensions["tilefold"].repo.store
+    if getattr(store, "dialect", "") != "sqlite":
+        pytest.skip("statements are traced on SQLite's connection")
+    statements: list[str] = []
+    conn, _ = store._db.get()
+    conn.set_trace_callback(statements.append)
+    try:
+        for _ in range(10):
+            reply = client.get("/readyz")
+            assert reply.status_code == 200, reply.get_json()
+            assert reply.get_json() == {"status": "ready", "checks": {"database": "ok"}}
+        assert client.get("/healthz").status_code == 200
+    finally:
+        conn.set_trace_callback(None)
+    assert statements == ["SELECT max(version) FROM schema_version"] * 10
 
 
-def test_readyz_is_503_naming_a_database_that_does_not_answer(app, client):
+def test_readyz_is_503_naming_a_database_that_does_not_answer(app, client, monkeypatch):
     from events import StorageUnavailable
 
-    class Down:
-        def query(self, *args, **kwargs):
-            raise StorageUnavailable("event storage unavailable: PostgreSQL (connection refused)")
+    def down(*args, **kwargs):
+        raise StorageUnavailable("event storage unavailable: PostgreSQL (connection refused)")
 
-    app.extensions["tilefold"].repo.store = Down()
+    assert client.get("/readyz").status_code == 200  # a worker's first request starts its notice worker
+    monkeypatch.setattr(app.extensions["tilefold"].repo.store, "query", down)
     reply = client.get("/readyz")
     assert reply.status_code == 503 and reply.get_json()["status"] == "not_ready"
     assert "connection refused" in reply.get_json()["checks"]["database"]
     assert client.get("/healthz").status_code == 200  # the process still answers
+
+
+def test_readyz_is_503_when_the_schema_version_is_not_this_codes(app, client):
+    """Given a database migrated past this code (or not yet to it), then the node is not ready and
+    says which version it found and what to do."""
+    from service.http.observe import latest_schema
+
+    store = app.extensions["tilefold"].repo.store
+    newer = latest_schema(store) + 1
+    store.write(lambda conn: conn.execute("INSERT INTO schema_version VALUES (?, 'ahead', 'now')", [newer]))
+    reply = client.get("/readyz")
+    assert reply.status_code == 503 and "newer than this code" in reply.get_json()["checks"]["database"]
+    store.write(lambda conn: conn.execute("DELETE FROM schema_version"))
+    reply = client.get("/readyz")
+    assert reply.status_code == 503 and "tilefold migrate" in reply.get_json()["checks"]["database"]
 
 
 def test_readyz_is_503_when_a_readiness_check_fails(app, client):
