@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from axe_support import violations
 from browser_support import BROWSER_MARKS
 from test_web_browser import browser, contexts, server  # noqa: F401 - fixtures
 
@@ -221,3 +222,112 @@ def test_open_matches_newest_first_paged_only_joinable_and_the_creator_follows_t
     svc.join(match_id, "Carol")
     svc.join(match_id, "Dave")
     page.wait_for_function("() => document.getElementById('created-status').textContent.includes('started')")
+
+
+# ------------------------------------------------------------------------------- accessibility
+@pytest.fixture
+def axe_page(browser):  # noqa: F811
+    """A page whose context lets the test's axe-core script in (bypass_csp), and a phone one (touch)."""
+    made = []
+
+    def new(size):
+        phone = size is PHONE
+        context = browser.new_context(viewport=size, bypass_csp=True, has_touch=phone, is_mobile=phone)
+        made.append(context)
+        page = context.new_page()
+        page.set_default_timeout(8000)
+        return page
+
+    yield new
+    for context in made:
+        context.close()
+
+
+def _states(app, monkeypatch, label):
+    """A 扣点点 match with a person at seat 0 (playing the bot's choice) on fixed deals, stopped at the
+    person's turn, a claim asking it, a 报听 choice and the final settlement: yields (state name, token)."""
+    seeded_deals(monkeypatch, label)
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create("koudiandian", {"hands": 4})
+    _, token, _ = svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    wanted = {"turn", "claim", "ting"}
+    for _ in range(5_000):
+        loaded = svc.repo.load(match_id)
+        if loaded.over:
+            yield "settlement", match_id, token
+            break
+        if 0 not in engine.pending_seats(loaded.state):
+            continue
+        acts = engine.legal_actions(loaded.state, 0)
+        kinds = {a["action"] for a in acts}
+        state = (
+            "ting"
+            if "ting" in kinds
+            else "claim"
+            if kinds & {"pung", "kong"} and loaded.state.phase == "claim"
+            else "turn"
+        )
+        if state in wanted:
+            wanted.discard(state)
+            yield state, match_id, token
+        svc.act(match_id, 0, engine.bot_action(loaded.state, 0), None)
+    assert not wanted, f"deals {label!r}: the match never reached {wanted}"
+
+
+def _past_settlement(state):
+    """Close the previous hand's settlement (继续 continue), then open the 报听 list in the 报听 state."""
+
+    def before(page):
+        if page.locator("#next-hand").is_visible():
+            page.click("#next-hand")
+        if state == "ting":
+            page.click("#actions button.act-ting[aria-expanded]")
+            page.wait_for_selector("#ting-box li")
+
+    return before
+
+
+def test_no_serious_accessibility_violation_on_any_page_at_both_sizes(server, axe_page, monkeypatch):  # noqa: F811
+    """Given every page a person opens (home, invite, My matches, the table in play, in a claim, in 报听
+    and at the settlement, the replay and the page for an unknown match), when axe-core checks it at
+    1366x768 and at 390x844 by touch, then it reports no serious or critical violation."""
+    base, app = server
+    svc = app.extensions["tilefold"]
+    open_id, _, _ = svc.create("hanshan", {"hands": 1})
+    svc.join(open_id, "Host")
+    found = {}
+    pages = {size["width"]: axe_page(size) for size in (WIDE, PHONE)}
+
+    def check(name, url, ready, before=None):
+        for width, page in pages.items():
+            page.goto(base + url)
+            page.wait_for_selector(ready)
+            if before:
+                before(page)
+            page.wait_for_timeout(150)
+            bad = violations(page)
+            if bad:
+                found[f"{name}@{width}"] = bad
+
+    check("home", "/", "#open-list li")
+    check("invite", f"/join/{open_id}", "#join-info p")
+    check("missing", "/play/no-such-match", "#missing-h")
+    settled = None
+    for state, match_id, token in _states(app, monkeypatch, "table-axe"):
+        ready = {
+            "turn": "#hand .tile-btn",
+            "claim": "#actions button[data-action=pass]",
+            "ting": "#actions button.act-ting",
+            "settlement": "#result:not([hidden]) #settle-table",
+        }[state]
+        check(
+            state, f"/play/{match_id}#seat={token}", ready, None if state == "settlement" else _past_settlement(state)
+        )
+        settled = match_id
+    check("my", "/my", "li[data-match]")
+    check("replay", f"/replay/{settled}", "#seats .seat")
+    frames = pages[WIDE["width"]].request.get(f"{base}/replay/{settled}/frames.json").json()
+    last = frames["steps"][-1]["version"]
+    check("replay-settlement", f"/replay/{settled}#e={last}&seat=0", "#settle-table")  # with seat 0's review
+    assert not found, json.dumps(found, ensure_ascii=False, indent=1)

@@ -60,7 +60,7 @@ def _load_for_page(match_id: str) -> Any:
         wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
         if not wants_html:
             raise
-        raise _Missing(_page("missing.html", status=404, match_id=match_id)) from None
+        raise _Missing(_page("no_match.html", status=404, match_id=match_id)) from None
 
 
 class _Missing(Exception):

@@ -167,7 +167,7 @@
   }
 
   function river(s) {
-    const box = el("div", { class: "river", "aria-label": `${seatName(s)} 的牌河 discards` });
+    const box = el("div", { class: "river", role: "group", "aria-label": `${seatName(s)} 的牌河 discards` });
     const hand = view.view.hand;
     const w = hand.window;
     const last = hand.seats[s].discards.length - 1;
@@ -188,7 +188,7 @@
     box.dataset.seat = s;
     box.classList.toggle("turn", Boolean(hand && hand.turn === s && view.view.phase === "turn"));
     if (!hand) return;
-    const backs = el("div", { class: "backs", "aria-label": `${hand.seats[s].concealed_count} 张暗牌 hidden tiles` });
+    const backs = el("div", { class: "backs", role: "img", "aria-label": `${hand.seats[s].concealed_count} 张暗牌 hidden tiles` });
     for (let i = 0; i < hand.seats[s].concealed_count; i++) backs.appendChild(T.element(null));
     box.append(backs, meldRow(s), river(s));
   }
@@ -307,7 +307,7 @@
       box.appendChild(actionButton(a.action, a.tile));
     }
     if (selected) {
-      box.appendChild(el("button", { type: "button", class: "act act-discard primary", "aria-label": `打 discard ${tileLine(selected)}`,
+      box.appendChild(el("button", { type: "button", class: "act act-discard primary", "aria-label": `打出 discard ${tileLine(selected)}`,
         dataset: { action: "discard", tile: selected }, disabled: sending,
         onclick: () => send({ action: "discard", tile: selected }) }, "打出 ", el("small", { text: "discard" }), " ", T.element(selected)));
     } else if (legal.some((a) => a.action === "discard")) {
@@ -334,7 +334,7 @@
     for (const c of tingChoices.choices) {
       const waits = c.waits.map((x) => `${x.tile} ${T.zh(x.tile)} ${x.points === null ? "不能胡" : x.points + "分"}`).join("、");
       const button = el("button", { type: "button", class: "act act-ting", dataset: { action: "ting", tile: c.discard },
-        "aria-label": `听 ting 打 discard ${tileLine(c.discard)} 听 waits ${waits}`, disabled: sending,
+        "aria-label": `听 ting 打 ${tileLine(c.discard)} discard, 听 waits ${waits}`, disabled: sending,
         onclick: () => send({ action: "ting", tile: c.discard }) },
         "听 ", el("small", { text: "ting" }), " 打 ", T.element(c.discard));
       const waitsBox = el("span", { class: "waits" }, el("small", { text: "听 waits:" }),

@@ -17,9 +17,9 @@
   const SUIT_ZH = { m: "万", p: "筒", s: "条" };
   const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
   const HONOURS = {
-    E: ["东风", "East wind", "東", "#1b1b1b"], S: ["南风", "South wind", "南", "#1b1b1b"],
+    E: ["东风", "East wind", "东", "#1b1b1b"], S: ["南风", "South wind", "南", "#1b1b1b"],
     W: ["西风", "West wind", "西", "#1b1b1b"], N: ["北风", "North wind", "北", "#1b1b1b"],
-    C: ["红中", "Red dragon", "中", "#c62828"], F: ["发财", "Green dragon", "發", "#1b7a3a"],
+    C: ["红中", "Red dragon", "中", "#c62828"], F: ["发财", "Green dragon", "发", "#1b7a3a"],
     P: ["白板", "White dragon", "", "#2e5fa8"],
   };
   const ORDER = "mpsESWNCFP";
@@ -115,7 +115,7 @@
       return text(30, 41, 38, colour, glyph);
     }
     const n = Number(code[0]), suit = code[1];
-    if (suit === "m") return text(30, 22, 25, BLUE, NUM[n - 1]) + text(30, 56, 28, RED, "萬");
+    if (suit === "m") return text(30, 22, 25, BLUE, NUM[n - 1]) + text(30, 56, 28, RED, "万");
     if (suit === "p") return PIPS[n].map(([x, y, c]) => pip(x, y, PIP_R[n], c)).join("");
     if (n === 1) return oneBamboo();
     return STICKS[n].map(([x, y, c]) => stick(x, y, STICK_H[n], c)).join("");
