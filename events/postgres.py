@@ -530,6 +530,11 @@ class PostgresEventStore:
         head_dict = {"version": head[0], "hash": head[1]} if head else None
         return verify_chain(dicts) + _position_problems(dicts) + _head_problems(stream, dicts, head_dict)
 
+    def chain_problem(self, stream: str, after: int = 0) -> Optional[str]:
+        """The stream's first integrity problems as text, or None (EventStore.chain_problem): every
+        row is checked here, `after` or not (the rows come back parsed; the check is verify_stream's)."""
+        return "; ".join(str(p) for p in self.verify_stream(stream)[:3]) or None
+
     # -- change feed (a waiter hub per worker) and snapshots -------------------------------
     def head_position(self) -> int:
         """A feed position every later append lands above: the high-water mark less one (events

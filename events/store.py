@@ -243,6 +243,11 @@ class EventStore:
         head = max((row[2] for row in rows), default=int(position))
         return head, {row[0]: row[1] for row in rows}
 
+    def append_source(self) -> None:
+        """None: SQLite tells no other process of its appends, so a waiting worker polls
+        `appended_since` (its own appends it hears through `watch`)."""
+        return None
+
     # -- snapshots (derived data beside the events, never replacing them) ---------------
     def save_snapshot(self, stream: str, version: int, key: str, data: bytes, keep: bool = True) -> None:
         """Store `data` (a folded state at `version`, in the format named `key`) for `stream`, sealed

@@ -6,10 +6,10 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional
 
 import engine
-from events import AppendResult, EventStore, NewEvent, PostgresEventStore, StoredEvent, verify_chain
+from events import AppendResult, EventStoreContract, NewEvent, StoredEvent, verify_chain
 
 from . import metrics
 from ..model import room as rooms
@@ -117,7 +117,7 @@ class MatchRepository:
 
     def __init__(
         self,
-        store: Union[EventStore, PostgresEventStore],
+        store: EventStoreContract,
         cache_size: int = 512,
         snapshot_every: int = 100,
         snapshot_head: bool = True,
@@ -180,12 +180,7 @@ class MatchRepository:
         the first time this worker serves them (feeds, SSE, replays serve rows themselves), so every
         row a client gets was checked, at a cost bounded by what is read. Cached matches are not re-read.
         """
-        fast = getattr(self.store, "chain_problem", None)  # SQLite: no JSON parsed; else verify_stream
-        if fast is not None:
-            problem = fast(stream_of(match_id), after)
-        else:
-            after = 0
-            problem = "; ".join(str(p) for p in self.store.verify_stream(stream_of(match_id))[:3]) or None
+        problem = self.store.chain_problem(stream_of(match_id), after)
         if problem:
             metrics.INTEGRITY_ERRORS.labels("chain").inc()
             log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Optional
 
 import engine
 from engine import state as states
-from events import ForgedSnapshot
+from events import EventStoreContract, ForgedSnapshot
 
 from . import metrics
 from ..model import room as rooms
@@ -104,17 +104,14 @@ def refuse_forged(stream: str, problem: Exception) -> IntegrityFailure:
 class Snapshots:
     """Save and load a match's snapshots in the event store (`save_snapshot` / `load_snapshot`)."""
 
-    def __init__(self, store: Any, every: int, head: bool = True) -> None:
+    def __init__(self, store: EventStoreContract, every: int, head: bool = True) -> None:
         self.store = store
         self.every = max(1, int(every))
         self.head = head
-        self.enabled = store is None or hasattr(store, "load_snapshot")  # a backend without them: always fold
 
     def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room, Numbering]]:
         """(version, state, room, numbering) of the latest usable snapshot, or None (an unreadable
         one is ignored); a forged one (seal, chain or a refused global) is a 503 with a logged error."""
-        if not self.enabled:
-            return None
         try:
             found = self.store.load_snapshot(stream, format_key(), max_version)  # seal checked first
             if found is None:
@@ -136,8 +133,6 @@ class Snapshots:
         keep: bool = True,
         numbering: Numbering = NONE_HIDDEN,
     ) -> None:
-        if not self.enabled:
-            return
         try:
             self.store.save_snapshot(stream, version, format_key(), encode(state, room, numbering), keep=keep)
             metrics.SNAPSHOT_WRITES.labels("ok").inc()

@@ -24,6 +24,8 @@ import time
 from collections import OrderedDict
 from typing import Any, Optional
 
+from events import EventStoreContract
+
 from . import metrics
 from ..model.errors import Busy, TooMany
 
@@ -56,7 +58,7 @@ class PollingSource:
 class WaiterHub:
     """Wakes the waiters of a stream when it moves; one store query per poll for all of them."""
 
-    def __init__(self, store: Any, interval: float, source: Any = None) -> None:
+    def __init__(self, store: EventStoreContract, interval: float, source: Any = None) -> None:
         self.store = store
         self.interval = max(0.001, float(interval))
         self.source = source
@@ -170,11 +172,8 @@ class WaiterHub:
             if self._pid == os.getpid():
                 return
             self._pid = os.getpid()  # a forked worker starts its own
-            if not hasattr(self.store, "appended_since"):
-                return  # its watch() sees every node's appends: nothing to poll
             if self.source is None:  # the store's notifications (PostgreSQL), else a fixed interval
-                make = getattr(self.store, "append_source", None)
-                self.source = make() if make is not None else PollingSource(self.interval)
+                self.source = self.store.append_source() or PollingSource(self.interval)
             threading.Thread(target=self._watch_forever, name="tilefold-waiters", daemon=True).start()
 
     def _watch_forever(self) -> None:
@@ -300,9 +299,7 @@ def install(app: Any, repo: Any) -> None:
         config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"], config["WAIT_RETRY_AFTER"]
     )
     app.extensions["tilefold_shared_answers"] = SharedAnswers()
-    watch = getattr(repo.store, "watch", None)
-    if watch is not None:
-        watch(hub_.appended)
+    repo.store.watch(hub_.appended)
 
 
 def hub() -> WaiterHub:

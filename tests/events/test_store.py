@@ -419,6 +419,36 @@ def test_endless_lock_becomes_storage_unavailable(path, monkeypatch):
     assert store.append("s", 0, [ev(1)]).last_version == 1
 
 
+# -- the contract (events/contract.py, docs/STORE.md) -------------------------------------
+def _contract_members() -> set[str]:
+    from events.contract import EventStoreContract
+
+    names = set(vars(EventStoreContract)) | set(EventStoreContract.__annotations__)
+    return {name for name in names if not name.startswith("_")}
+
+
+def test_each_backend_has_every_member_of_the_store_contract(store, backend):
+    # given the contract's members (mypy checks their signatures: events/__init__.py)
+    members = _contract_members()
+    assert {"append", "read", "chain_problem", "append_source", "watch", "dialect"} <= members
+    # then the backend has each of them, and says its dialect
+    assert sorted(name for name in members if not hasattr(store, name)) == []
+    assert store.dialect == backend.name
+
+
+def test_append_source_tells_of_appends_or_leaves_the_worker_to_poll(store, backend):
+    # given a worker's source of append news
+    source = store.append_source()
+    if backend.name == "sqlite":
+        assert source is None  # SQLite tells no other process: the worker polls appended_since
+        return
+    # when another connection appends, then the source wakes before its time limit
+    threading.Timer(0.2, lambda: store.append("s", 0, [ev(1)])).start()
+    started = time.monotonic()
+    source.wait(20)
+    assert time.monotonic() - started < 20
+
+
 # -- tamper detection -----------------------------------------------------------------
 @pytest.fixture
 def chained(store):
@@ -433,6 +463,14 @@ def test_edited_payload_is_named(chained, backend):
     problems = chained.verify_stream("m")
     assert [(p.version, p.kind) for p in problems] == [(3, "hash")]
     assert "v3" in str(problems[0])
+
+
+def test_the_cold_load_check_names_an_edited_row_on_either_backend(chained, backend):
+    # given a stream whose third row was edited in the database
+    assert chained.chain_problem("m") is None and chained.chain_problem("m", after=2) is None
+    backend.sql("UPDATE events SET payload = '{\"n\":99}' WHERE stream = 'm' AND version = 3")
+    # then the store contract's cold-load check names it (from the start, and after a snapshot below it)
+    assert "v3" in chained.chain_problem("m") and "v3" in chained.chain_problem("m", after=2)
 
 
 def test_dropped_row_is_caught(chained, backend):

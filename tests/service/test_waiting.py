@@ -262,12 +262,15 @@ class CountingStore:
             self.polls += 1
             return self.position, dict(self.versions)  # (a superset is fine for the hub)
 
+    def append_source(self):
+        return None  # no notifications: the hub polls
+
 
 def test_one_watcher_query_per_poll_for_all_waiters_and_a_move_wakes_every_one():
     """Given 100 clients waiting on one stream, when it is appended to, then all wake, and the store was
     asked once per poll interval by the worker's watcher (plus one check per waiter as it starts)."""
-    store, hub = CountingStore(), WaiterHub(None, 0.05)
-    hub.store = store
+    store = CountingStore()
+    hub = WaiterHub(store, 0.05)
     woken: list[int] = []
     threads = [threading.Thread(target=lambda: woken.append(hub.wait("s", 0, 30))) for _ in range(100)]
     for thread in threads:
