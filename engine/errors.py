@@ -27,7 +27,7 @@ _SHARED_REASONS = {
 }
 
 
-def _refusal(state: MatchState, code: str) -> IllegalAction:
+def refusal(state: MatchState, code: str) -> IllegalAction:
     """The refusal `code` with the variant's rule id and words (its registry entry), else the shared ones."""
     entry = get(state.variant)
     fallback = ("G-4", "not a winning hand")
@@ -72,7 +72,7 @@ def _wrong_tile(state: MatchState, seat: int, wanted: dict[str, Any]) -> Illegal
     if action == "discard" and (tile is None or me.counts[kind(tile)] == 0):
         return IllegalAction("tile_not_held", f"seat {seat} does not hold {tile}")
     if action == "ting":
-        return _refusal(state, "not_ready_after_discard")
+        return refusal(state, "not_ready_after_discard")
     return IllegalAction("illegal_tile", f"{action} with tile {tile!r} is not allowed now")
 
 
@@ -94,11 +94,11 @@ def _why_not(state: MatchState, seat: int, action: str, allowed: list[str]) -> I
     if action == "ting" and me.ready:
         return IllegalAction("already_ready", "报听 has already been declared", get(state.variant).rule_ids["ting"])
     if action == "ting":
-        return _refusal(state, "not_ready_after_discard")
+        return refusal(state, "not_ready_after_discard")
     from engine.actions import variant_of
 
     if action == "pass" and phase in (CLAIM, ROB) and variant_of(state).must_win():
-        return _refusal(state, "must_win")
+        return refusal(state, "must_win")
     return IllegalAction(
         "not_allowed_now",
         f"{action} is not allowed now; allowed: {', '.join(allowed)}",
@@ -119,5 +119,5 @@ def _why_no_hu(state: MatchState, seat: int) -> IllegalAction:
     else:
         return IllegalAction("not_complete", "the hand is not complete", "G-4")
     if variant_of(state).pass_restricts_win and by != "self_draw" and tile in me.passed_hu and me.ready:
-        return _refusal(state, "passed_hu")
-    return _refusal(state, variant_of(state).hu_reason(state, seat, tile, by, source) or "not_complete")
+        return refusal(state, "passed_hu")
+    return refusal(state, variant_of(state).hu_reason(state, seat, tile, by, source) or "not_complete")

@@ -17,8 +17,10 @@ from engine.tiles import kind, name, points
 
 
 def ting_choices(state: MatchState, seat: int) -> list[dict[str, Any]]:
-    """[{discard, waits: [{tile, points, tile_points}]}] for each legal `ting` with a tile; [] outside
-    a hand or without one. `points` is None when the scorer refuses the hypothetical win."""
+    """[{discard, waits: [{tile, points, tile_points, refused}]}] for each legal `ting` with a tile; []
+    outside a hand or without one. `points` is None when the scorer refuses the hypothetical win, and
+    `refused` then says why: {code, rule, message} (the scorer's code with the ruling that forbids it,
+    as an IllegalAction names it; e.g. K-4 a tile worth 1–2 never wins), else None."""
     if state.hand is None or state.phase == "match_over":
         return []
     tiles = [a["tile"] for a in legal_actions(state, seat) if a["action"] == "ting" and "tile" in a]
@@ -31,15 +33,20 @@ def ting_choices(state: MatchState, seat: int) -> list[dict[str, Any]]:
     for tile in tiles:
         counts = list(me.counts)
         counts[kind(tile)] -= 1
-        waits = [
-            {"tile": name(k), "points": _self_draw_value(state, rules.name, seat, counts, k), "tile_points": points(k)}
-            for k in rules.waits(hand, counts, sets)
-        ]
+        waits = []
+        for k in rules.waits(hand, counts, sets):
+            value, refused = _self_draw_value(state, rules.name, seat, counts, k)
+            waits.append({"tile": name(k), "points": value, "tile_points": points(k), "refused": refused})
         out.append({"discard": tile, "waits": waits})
     return out
 
 
-def _self_draw_value(state: MatchState, variant: str, seat: int, counts: list[int], win: int) -> Optional[int]:
+def _self_draw_value(
+    state: MatchState, variant: str, seat: int, counts: list[int], win: int
+) -> tuple[Optional[int], Optional[dict[str, Any]]]:
+    """(the value of a self-drawn win on `win`, None) or (None, why the scorer refuses it)."""
+    from engine.errors import refusal
+
     hand = state.hand
     assert hand is not None
     me = hand.seats[seat]
@@ -59,6 +66,8 @@ def _self_draw_value(state: MatchState, variant: str, seat: int, counts: list[in
     try:
         result = score(ctx)
     except (ValueError, KeyError):  # the scorer's refusal of a hand it cannot read (as the bots take it)
-        return None
-    value = result.get("value") if result.get("ok") else None
-    return int(value) if value is not None else None
+        return None, refusal(state, "not_complete").as_dict()
+    if not result.get("ok"):
+        return None, refusal(state, str(result.get("reason"))).as_dict()
+    value = result.get("value")
+    return (int(value), None) if value is not None else (None, None)

@@ -332,3 +332,32 @@ def test_no_serious_accessibility_violation_on_any_page_at_both_sizes(server, ax
     last = frames["steps"][-1]["version"]
     check("replay-settlement", f"/replay/{settled}#e={last}&seat=0", "#settle-table")  # with seat 0's review
     assert not found, json.dumps(found, ensure_ascii=False, indent=1)
+
+
+def test_a_wait_that_cannot_win_says_which_rule_k4(server, contexts, monkeypatch):  # noqa: F811
+    """Given a 扣点点 dealer (the person at seat 0) dealt 23456m 456p 789p EE and N, when it opens the
+    报听 list, then the discard N shows its waits 1m 4m 7m and 1m says 不能胡 can't win with the rule
+    that forbids it (K-4: a tile worth 1 or 2 never wins), named in full on hover and in its label."""
+    base, app = server
+    preset = {
+        "hands": ["23456m456p789pEEN", "1112223334445p", "5556667778889s", "CCCFFFPPPWWWS"],
+        "wall": "",
+        "wild": None,
+    }
+    monkeypatch.setattr(
+        service.usecases.play, "_deal_command", lambda: {"action": "start_hand", "preset": dict(preset)}
+    )
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
+    _, token, _ = svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    _, page = contexts()
+    page.goto(f"{base}/play/{match_id}#seat={token}")
+    page.click("#actions button.act-ting[aria-expanded]")
+    page.wait_for_selector("#ting-box button[data-tile='N']")
+    row = page.locator("#ting-box li", has=page.locator("button[data-tile='N']"))
+    refused = row.locator(".wait small.refused")
+    assert refused.count() == 1
+    assert "K-4" in refused.text_content() and "不能胡" in refused.text_content()
+    assert "1 or 2" in refused.get_attribute("title")
+    assert "K-4" in row.locator("button").get_attribute("aria-label")

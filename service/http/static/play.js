@@ -332,14 +332,19 @@
       el("p", { class: "small" }, ...bi("每张听牌下是自摸它的得分", "under each wait: what a self-drawn win on it scores")));
     const list = el("ul", { class: "ting-list" });
     for (const c of tingChoices.choices) {
-      const waits = c.waits.map((x) => `${x.tile} ${T.zh(x.tile)} ${x.points === null ? "不能胡" : x.points + "分"}`).join("、");
+      // a wait that cannot win says which rule forbids it (engine.ting_choices' `refused`: K-4, K-13, H-3 …)
+      const cannot = (x) => `不能胡 can't win${x.refused ? ` (${x.refused.rule}: ${x.refused.message})` : ""}`;
+      const waits = c.waits.map((x) => `${x.tile} ${T.zh(x.tile)} ${x.points === null ? cannot(x) : x.points + "分"}`).join("、");
       const button = el("button", { type: "button", class: "act act-ting", dataset: { action: "ting", tile: c.discard },
         "aria-label": `听 ting 打 ${tileLine(c.discard)} discard, 听 waits ${waits}`, disabled: sending,
         onclick: () => send({ action: "ting", tile: c.discard }) },
         "听 ", el("small", { text: "ting" }), " 打 ", T.element(c.discard));
       const waitsBox = el("span", { class: "waits" }, el("small", { text: "听 waits:" }),
         ...c.waits.map((x) => el("span", { class: "wait" }, T.element(x.tile),
-          el("small", { text: x.points === null ? "不能胡 no win" : `${x.points}分 pts` }))));
+          x.points === null ?
+            el("small", { class: "refused", title: x.refused ? x.refused.message : null, dataset: { rule: x.refused ? x.refused.rule : "" },
+              text: `不能胡 can't win${x.refused ? " · " + x.refused.rule : ""}` }) :
+            el("small", { text: `${x.points}分 pts` }))));
       if (!c.waits.length) waitsBox.append(el("small", { text: ` 任意${w[0]} any tile` }));
       list.appendChild(el("li", {}, button, waitsBox));
     }
