@@ -15,12 +15,13 @@ one suite against both). How order and uniqueness are kept across nodes (docs/ST
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import threading
 import time
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from .chain import Problem, canonical_json, check_imported_chain, checked_snapshot, snapshot_seal, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
@@ -181,6 +182,14 @@ class PostgresEventStore:
         """MigrationNeeded / SchemaTooNew unless the schema is this code's (read only: no DDL)."""
         with self._direct() as conn:
             refuse_older(schema_plan(conn, self.where), self.where, LATEST)
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator["Snapshot"]:
+        """The whole database as of one moment: one REPEATABLE READ, READ ONLY transaction on one
+        connection (what `tilefold backup` reads); writers go on meanwhile."""
+        with self._direct() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield Snapshot(conn)
 
     def _direct(self) -> Any:
         """One connection outside the pool (start-up checks and migrations): a server that is down
@@ -743,6 +752,27 @@ class PostgresEventStore:
                 callback(stream, version)
             except Exception:  # noqa: BLE001 - one bad watcher must not stop the others
                 log.exception("append watcher failed")
+
+
+class Snapshot:
+    """A store's rows as of one REPEATABLE READ transaction: `query` and `feed_rows` (the reads
+    `events.copy.copy_store` makes of a source). Everything visible has committed, so the feed is
+    read without the high-water mark (which would hide rows of transactions that committed while an
+    older one still ran)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = PgConnection(conn)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = self.conn.execute(sql, params).fetchall()
+        return rows
+
+    def feed_rows(self, after_position: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+        rows = self.query(
+            f"SELECT {ROW_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+            [after_position, int(limit)],
+        )
+        return [dict(zip(ROW_NAMES, row)) for row in rows]
 
 
 class _AppendSource:

@@ -97,6 +97,19 @@ class EventStore:
         """MigrationNeeded / SchemaTooNew unless the schema is this code's (read only: no DDL)."""
         check(self._db, self.where)
 
+    def backup_to(self, path: str) -> None:
+        """A consistent copy of the whole file at `path` while it is in use (SQLite's online backup
+        API: pages copied from one read snapshot; writers go on meanwhile). `path` must not exist."""
+        if os.path.exists(path):
+            raise FileExistsError(f"{path} exists: a backup never overwrites a file")
+        source = sqlite3.connect(f"file:{os.path.abspath(self.path)}?mode=ro", uri=True)
+        target = sqlite3.connect(path)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
+
     def close(self) -> None:
         """Close the calling thread's connection; the next call reopens one."""
         self._db.discard()
