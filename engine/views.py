@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Union
 
-from engine.actions import legal_actions, pending_seats
+from engine.actions import legal_actions, pending_seats, variant_of
 from engine.state import CLAIM, ROB, TING, MatchState
 from engine.tiles import format_hand, name
 from engine.versions import DECISION
@@ -127,6 +127,7 @@ def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
         "dealer": hand.dealer,
         "winds": seat_winds(hand.dealer),
         "wild": name(hand.wild) if hand.wild is not None else None,
+        "stand_in": _stand_in(state, hand.wild),
         "commitment": hand.commitment,
         "wall_count": hand.wall_count,
         "turn": hand.turn,
@@ -134,6 +135,12 @@ def _hand_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
         "window": _window_view(state, seat),
         "drawn": name(hand.drawn) if hand.drawn is not None and seat in (hand.turn, "all") else None,
     }
+
+
+def _stand_in(state: MatchState, wild: Optional[int]) -> Optional[dict[str, str]]:
+    """The tile that stands in for another kind this hand (H-2: 白板 plays the 配子's kind), or None."""
+    pair = variant_of(state).stand_in_for(wild) if wild is not None else None
+    return None if pair is None else {"tile": name(pair[0]), "as": name(pair[1])}
 
 
 def _window_view(state: MatchState, seat: Viewer) -> Optional[dict[str, Any]]:

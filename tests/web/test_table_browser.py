@@ -361,3 +361,49 @@ def test_a_wait_that_cannot_win_says_which_rule_k4(server, contexts, monkeypatch
     assert "K-4" in refused.text_content() and "不能胡" in refused.text_content()
     assert "1 or 2" in refused.get_attribute("title")
     assert "K-4" in row.locator("button").get_attribute("aria-label")
+
+
+def test_phone_hand_tiles_are_touch_targets_and_the_table_counts_tiles(server, axe_page, monkeypatch):
+    """Given a person in a 含山 match with bots, when the table opens on a 390x844 phone by touch, then
+    every tile of the hand is a target at least 44 px wide and high and the page does not scroll
+    sideways; each other seat shows how many tiles it holds (the view's concealed_count); the 白板 that
+    may play the 配子's kind (dealt: 配子 5s) is marked in the hand (H-2, the view's stand_in); and once the match is
+    over, My matches links it to its replay."""
+    base, app = server
+    label = "table-phone"
+    match_id, token = finished_match(app, monkeypatch, label, "hanshan", {"hands": 1})
+    svc = app.extensions["tilefold"]
+    preset = {
+        "hands": ["123m456p789sEESPN", "1112223334445p", "5556667778889s", "CCCFFFWWWNNNS"],
+        "wall": "",
+        "wild": "5s",
+    }
+    monkeypatch.setattr(
+        service.usecases.play, "_deal_command", lambda: {"action": "start_hand", "preset": dict(preset)}
+    )
+    live, owner, _ = svc.create("hanshan", {"hands": 1})
+    _, live_token, _ = svc.join(live, "Alice")
+    svc.add_bots(live, owner, None)
+    page = axe_page(PHONE)
+    page.goto(f"{base}/play/{match_id}#seat={token}")  # this browser's seat in the finished match
+    page.wait_for_selector("#result:not([hidden])")
+    page.goto(f"{base}/play/{live}#seat={live_token}")
+    page.wait_for_selector("#hand .tile-btn")
+    boxes = page.eval_on_selector_all("#hand .tile-btn", "bs => bs.map((b) => b.getBoundingClientRect().toJSON())")
+    assert boxes and all(b["width"] >= 44 and b["height"] >= 44 for b in boxes), boxes
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    loaded = svc.repo.load(live)
+    view = engine.view(loaded.state, 0)["hand"]
+    for s in (1, 2, 3):
+        count = page.text_content(f"section.seat[data-seat='{s}'] .seat-head .count")
+        assert count == f"{view['seats'][s]['concealed_count']}张", (s, count)
+    stand_in = view["stand_in"]
+    assert stand_in == {"tile": "P", "as": "5s"}  # H-2: 白板 may play the 配子 5s
+    marked = page.eval_on_selector_all(
+        "#hand .tile-btn[data-stand-in]", "bs => bs.map((b) => [b.dataset.tile, b.dataset.standIn])"
+    )
+    assert marked == [["P", "5s"]], marked
+    assert "5s" in page.get_attribute("#hand .tile-btn[data-stand-in]", "aria-label")
+    page.goto(f"{base}/my")
+    page.wait_for_selector(f"li[data-match='{match_id}'] a.replay")
+    assert page.get_attribute(f"li[data-match='{match_id}'] a.replay", "href") == f"/replay/{match_id}"

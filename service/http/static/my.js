@@ -23,7 +23,8 @@
         m.hand_no ? el("span", { class: "muted", text: ` · 第${m.hand_no}局 hand ${m.hand_no}` }) : null),
       el("div", { class: "muted small", text: m.seats.map((s) => s ? s.name : "—").join(" · ") }),
       el("div", { class: "small" }, move(m)),
-      time ? el("div", { class: "small deadline", text: "剩余 time left: " + time }) : null);
+      time ? el("div", { class: "small deadline", text: "剩余 time left: " + time }) : null,
+      m.state === "over" ? el("div", { class: "small" }, el("a", { class: "replay", href: `/replay/${m.id}` }, "回放 ", el("small", { text: "replay" }))) : null);
   }
   let shown = null, tag = null;  // the last list and its ETag
   function render() {

@@ -139,6 +139,8 @@
       view.seats[s] && view.seats[s].bot ? el("small", { class: "muted", text: " 电脑 bot" }) : null,
       (hand ? hand.dealer : v.dealer) === s ? el("span", { class: "tag dealer", title: "dealer", text: "庄" }) : null,
       hand && hand.seats[s].ready ? el("span", { class: "tag ready", title: "declared ready", text: "听" }) : null,
+      hand && s !== seat ? el("span", { class: "count", title: "手牌张数 tiles in hand", "aria-label": `${hand.seats[s].concealed_count} 张 tiles in hand`,
+        text: `${hand.seats[s].concealed_count}张` }) : null,
       el("span", { class: "score", title: "score", text: String(v.scores[s]) }));
     return head;
   }
@@ -240,13 +242,18 @@
     if (drawn && tiles.includes(drawn)) tiles.splice(tiles.lastIndexOf(drawn), 1);
     const discardable = new Set(view.legal_actions.filter((a) => a.action === "discard").map((a) => a.tile));
     const wild = hand.wild;
+    const standIn = hand.stand_in;  // H-2: the 白板 that may play the 配子's kind (the engine's view says which)
     const add = (code, isDrawn) => {
       const can = discardable.has(code) && !sending;
+      const stands = standIn && code === standIn.tile;
       const label = `${code} ${T.zh(code)}` + (isDrawn ? " 摸到的牌 drawn" : "") + (code === wild ? ` ${wildWord()[0]} wild` : "") +
+        (stands ? ` 可当${T.zh(standIn.as)} stands in for ${standIn.as} (H-2)` : "") +
         (can ? " — 点两下打出 tap twice to discard" : "");
       const button = el("button", { type: "button", class: "tile-btn" + (isDrawn ? " drawn" : "") + (selected === code ? " selected" : ""),
         "aria-label": label, "aria-pressed": selected === code ? "true" : "false", "aria-disabled": can ? null : "true",
-        dataset: { tile: code } }, T.element(code, { mark: code === wild ? wildWord()[0][0] : null }));
+        title: stands ? `白板可当${T.zh(standIn.as)} the 白板 stands in for ${standIn.as} (H-2)` : null,
+        dataset: stands ? { tile: code, standIn: standIn.as } : { tile: code } },
+        T.element(code, { mark: code === wild ? wildWord()[0][0] : stands ? "替" : null }));
       button.addEventListener("click", () => tapTile(code, can));
       row.appendChild(button);
     };
