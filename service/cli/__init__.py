@@ -100,7 +100,8 @@ def serve(args: argparse.Namespace) -> int:
         # gunicorn >= 25.1 opens a control socket at one fixed path per user
         # ($XDG_RUNTIME_DIR/gunicorn.ctl): two servers on one machine would share it
         "control_socket_disable": True,
-        "post_worker_init": _drain_when_stopping,
+        "post_worker_init": _worker_started,
+        "worker_exit": lambda server, worker: _worker_stopping(worker),
         "child_exit": _forget_worker_metrics,
         "when_ready": _metrics_listener(args.metrics_bind),
     }
@@ -161,6 +162,20 @@ def _drain_when_stopping(worker: Any) -> None:
         hub.drain()
 
     threading.Thread(target=watch, name="tilefold-drain", daemon=True).start()
+
+
+def _worker_started(worker: Any) -> None:
+    """gunicorn's post_worker_init: the drain watch, and this worker's ticker (service/usecases/ticker.py:
+    only the worker holding the database lease works, so one in all workers and nodes)."""
+    _drain_when_stopping(worker)
+    worker.wsgi.extensions["tilefold_ticker"].start()
+
+
+def _worker_stopping(worker: Any) -> None:
+    """gunicorn's worker_exit: give the ticker's lease up, so another worker takes it at once."""
+    ticker = getattr(worker, "wsgi", None) and worker.wsgi.extensions.get("tilefold_ticker")
+    if ticker is not None:
+        ticker.stop()
 
 
 def _forget_worker_metrics(server: Any, worker: Any) -> None:
@@ -426,9 +441,10 @@ def tick(args: argparse.Namespace) -> int:
 
     logs.configure()
     open_store_for(args.db, "serve").close()  # beside running nodes: never a migration that locks their tables
-    svc = create_app({"DATABASE": target(args.db), "INIT_DB": False, "WEBHOOK_WORKER": False}).extensions["tilefold"]
+    app = create_app({"DATABASE": target(args.db), "INIT_DB": False, "WEBHOOK_WORKER": False})
+    ticker = app.extensions["tilefold_ticker"]
     while True:
-        print(json.dumps(svc.tick()), flush=True)
+        print(json.dumps(ticker.run_once(leased=False)), flush=True)
         if not args.every:
             return 0
         time.sleep(args.every)

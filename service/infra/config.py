@@ -35,6 +35,8 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
         lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"),
         False,
     ),
+    # the ticker's pass interval in seconds (service/usecases/ticker.py: deadlines settled within about it)
+    "TILEFOLD_TICK_INTERVAL": ("TICK_INTERVAL", float, 1.0),
     "TILEFOLD_STREAM_LIFETIME": ("STREAM_LIFETIME", float, 3600.0),
     "TILEFOLD_STREAM_HEARTBEAT": ("STREAM_HEARTBEAT", float, 15.0),
     # waiting clients (docs/API.md, "Waiting"): caps per worker process, idle stream timeout

@@ -1,10 +1,10 @@
-"""Correspondence play's part of an append, and its request hook: deadlines, notices, spectating.
+"""Correspondence play's part of an append: deadlines, notices; and who may spectate.
 
 `plan(before, events, state_after, now)` is what an append of a match writes besides its events
 (MatchService._append passes it to the repository, one transaction): the rows of the decisions
 pending after it (when the match has move deadlines) and the webhook notices it causes (for the
-seats with a webhook). `install(app)` settles a match's overdue decisions before each request
-that names it.
+seats with a webhook). Overdue decisions are settled by the ticker (service/usecases/ticker.py),
+never by a request that reads.
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from flask import Flask, current_app, request
-
 from ..model import room as rooms
 from ..infra.clock import later
 from ..infra.deadlines import Decisions, new_decisions
 from ..infra.notify import notices
-from ..model.errors import Forbidden, ServiceError
+from ..model.errors import Forbidden
 from ..infra.repository import NO_EFFECTS, Effects, Loaded, room_after, stream_of
 
 log = logging.getLogger(__name__)
@@ -45,35 +43,7 @@ def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effe
     return Effects(tuple(notices(before.match_id, versions, hooked, fresh, state_after, new, due)), writes)
 
 
-# -- the request hook ------------------------------------------------------------------
-def install(app: Flask) -> None:
-    """Settle the overdue decisions of the match a request names before answering it."""
-    app.extensions["tilefold_started"] = False
-    app.before_request(_before_request)
-
-
-def _before_request() -> None:
-    """Lazily start this process's notice worker; settle the named match's overdue decisions."""
-    svc = current_app.extensions["tilefold"]
-    if not current_app.extensions["tilefold_started"]:
-        current_app.extensions["tilefold_started"] = True
-        if svc.webhooks.any():
-            svc.notifier.ensure_worker()
-    match_id = (request.view_args or {}).get("match_id")
-    if not match_id:
-        return
-    try:
-        svc.settle(match_id)
-        if request.method == "GET":
-            svc.heal(match_id)  # a deal never written (worker killed between appends): any read deals
-    except ServiceError:
-        pass
-    except Exception:  # noqa: BLE001 - a read must still work
-        log.exception("settling %s before a request failed", match_id)
-    if request.endpoint == "events.list_events" and "Authorization" not in request.headers:
-        require_spectating(svc.repo.load(match_id))
-
-
+# -- reads ----------------------------------------------------------------------------
 def require_spectating(loaded: Loaded) -> None:
     """403 spectating_disabled when the owner turned spectating off (until the match is over)."""
     if not loaded.room.spectating and not loaded.over:

@@ -262,6 +262,8 @@ class MatchService:
         key = None if idempotency_key is None else f"match-{match_id}:seat-{seat}:{idempotency_key}"
         if key is not None and fingerprint is None:
             fingerprint = command_fingerprint(seat, {**command, "expected_version": expected_version})
+        if self.settle(match_id):  # a write settles what is overdue first (reads never do: the ticker)
+            loaded = None
         try:
             loaded = loaded or self.repo.load(match_id)
             acted = self._decide_and_append(loaded, seat, command, expected_version, key, fingerprint)

@@ -181,8 +181,11 @@ def test_bots_racing_joins_never_answer_409_after_seating_a_bot(tmp_path, monkey
     )  # none seated: 409
 
 
-def test_a_match_whose_next_deal_was_never_written_is_dealt_by_any_read(tmp_path):
-    """A worker killed between the hand's last append and the deal: a plain GET deals it."""
+def test_a_match_whose_next_deal_was_never_written_is_dealt_by_the_ticker_never_by_a_read(tmp_path):
+    """A worker killed between the hand's last append and the deal: a plain GET answers without
+    writing (the deal is still missing), and the ticker's next pass deals it."""
+    from service.usecases.ticker import Ticker
+
     app = make_app(tmp_path)
     svc = app.extensions["tilefold"]
     api = MatchClient(flask_transport(app.test_client()))
@@ -202,7 +205,11 @@ def test_a_match_whose_next_deal_was_never_written_is_dealt_by_any_read(tmp_path
     finally:
         svc.advance = real
     assert svc.repo.load(match_id).state.needs_new_hand
-    summary = api.summary(match_id)  # any read
+    version = svc.repo.version(match_id)
+    assert api.summary(match_id)["hand_no"] == 1  # a read
+    assert svc.repo.version(match_id) == version  # appended nothing
+    assert Ticker(svc, grace=0.0).run_once()["matches_healed"] >= 1
+    summary = api.summary(match_id)
     assert summary["phase"] in ("turn", "waiting") and summary["hand_no"] == 2
     assert not svc.repo.load(match_id).state.needs_new_hand
 

@@ -19,9 +19,15 @@ def t(tmp_path):
     return App(tmp_path)
 
 
+def tick(t: App) -> None:
+    """One pass of the ticker `serve` runs in its workers (service/usecases/ticker.py)."""
+    assert t.app.extensions["tilefold_ticker"].run_once() is not None  # this process holds the lease
+
+
 def overdue(t: App, match_id: str, token: str) -> dict:
-    """Move the clock past the deadline and read the view (which settles lazily)."""
+    """Move the clock past the deadline, let the ticker pass, and read the view."""
     t.clock.advance(HOUR + 1)
+    tick(t)
     reply = t.api.view(match_id, token)
     assert reply.status == 200, reply
     return reply.body
@@ -62,9 +68,11 @@ def test_own_turn_timeout_discards_the_drawn_tile(t):
 def test_nothing_times_out_before_the_deadline(t):
     match_id, _, tokens = t.match()
     t.clock.advance(HOUR - 1)
+    tick(t)
     version = t.api.view(match_id, tokens[0]).body["version"]
     assert t.reasons(match_id, "timeout") == []
     t.clock.advance(1)  # due at exactly the deadline
+    tick(t)
     assert t.api.view(match_id, tokens[0]).body["version"] > version
 
 
@@ -116,17 +124,21 @@ def test_rob_the_kong_window_timeout_passes_and_the_kong_is_made(t, preset):
     assert konged[-1]["kind"] == "added" and konged[-1]["tile"] == "5s"
 
 
-def test_lazy_settlement_on_events_actions_and_summary(t):
+def test_reads_never_settle_the_ticker_and_an_action_do(t):
+    """Given an overdue decision, when the feed, the summary and the view are read, then nothing is
+    settled (a read never writes); when the ticker passes, it is; and an action settles what is
+    overdue before it is decided."""
     match_id, _, tokens = t.match()
-    for read in (
-        lambda: t.api.events(match_id, tokens[2]),
-        lambda: t.api.summary(match_id),
-        lambda: t.api.act(match_id, tokens[1], {"action": "pass"}),
-    ):
-        count = len(t.reasons(match_id, "timeout"))
-        t.clock.advance(HOUR + 1)
-        read()
-        assert len(t.reasons(match_id, "timeout")) > count
+    t.clock.advance(HOUR + 1)
+    t.api.events(match_id, tokens[2])
+    t.api.summary(match_id)
+    t.api.view(match_id, tokens[0])
+    assert t.reasons(match_id, "timeout") == []
+    tick(t)
+    assert len(t.reasons(match_id, "timeout")) == 1
+    t.clock.advance(HOUR + 1)
+    t.api.act(match_id, tokens[1], {"action": "pass"})
+    assert len(t.reasons(match_id, "timeout")) > 1
 
 
 def test_deadlines_survive_a_restart(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...usecases.correspondence import require_spectating
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
 from . import Blueprint, bearer, errors
@@ -25,5 +26,7 @@ def list_events(args, match_id):
     svc = service()
     loaded = svc.repo.load(match_id)
     viewer = optional_viewer(loaded)
+    if viewer is None:
+        require_spectating(loaded)  # the public feed, which the owner may turn off
     loaded, items = svc.feed(loaded, viewer, args["after"])
     return {"version": loaded.version_for(viewer), "viewer": "all" if loaded.over else viewer, "events": items}

@@ -1,0 +1,107 @@
+"""The ticker: what the service does when nobody asks (requests only read, or act for their caller).
+
+Overdue move deadlines, bot moves and a deal left half-written (a worker killed between a hand's
+end and the next deal) are settled here, never by a read. `tilefold serve` runs one `Ticker` in
+each worker (service/cli/__init__.py); only the worker holding the database lease named "ticker"
+(service/infra/lease.py) works, so across workers and nodes each deadline is settled once, within
+about `interval` seconds of falling due. `tilefold tick` runs one pass (`run_once`) by hand or
+from a clock process.
+
+A pass: take or renew the lease; settle every overdue decision and deliver the due notices
+(`MatchService.tick`); heal the matches appended to since the last pass (on taking the lease, every
+match), once their last append is `grace` seconds old (so a worker still dealing is not raced).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Optional
+
+from ..infra.lease import Lease
+from ..infra.repository import STREAM_PREFIX
+from .play import MatchService
+
+log = logging.getLogger(__name__)
+LEASE = "ticker"
+
+
+class Ticker:
+    """Settles deadlines, deliver notices and heals half-written matches while it holds the lease."""
+
+    def __init__(
+        self,
+        svc: MatchService,
+        lease: Optional[Lease] = None,
+        interval: float = 1.0,
+        grace: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.svc = svc
+        self.lease = lease or Lease(svc.repo.store, LEASE, ttl=max(5.0, 4 * interval))
+        self.interval, self.grace, self._clock = interval, grace, clock
+        self._position: Optional[int] = None  # the feed position healed up to (None: sweep every match)
+        self._seen: dict[str, float] = {}  # match id -> when an append to it was first seen
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self.passes = 0
+
+    # -- one pass ---------------------------------------------------------------------
+    def run_once(self, *, leased: bool = True) -> Optional[dict[str, Any]]:
+        """One pass (None when another process holds the lease); `leased=False` skips the lease
+        (`tilefold tick`: the operator runs it; a concurrent settle is safe, only wasted)."""
+        if leased and not self.lease.take():
+            self._position = None  # whoever holds it heals; when ours again, sweep every match
+            return None
+        report = self.svc.tick()
+        report["matches_healed"] = self._heal(wait=leased)
+        self.passes += 1
+        return report
+
+    def _heal(self, wait: bool) -> int:
+        store = self.svc.repo.store
+        now = self._clock()
+        position, streams = store.appended_since(self._position or 0)
+        self._position = position
+        for stream in streams:
+            if stream.startswith(STREAM_PREFIX):
+                self._seen.setdefault(stream[len(STREAM_PREFIX) :], now)
+        healed = 0
+        for match_id, seen in list(self._seen.items()):
+            if wait and now - seen < self.grace:
+                continue
+            del self._seen[match_id]
+            try:
+                self.svc.heal(match_id)
+                healed += 1
+            except Exception:  # noqa: BLE001 - one broken match must not stop the others
+                log.exception("healing %s failed", match_id)
+        return healed
+
+    # -- the thread -------------------------------------------------------------------
+    def start(self) -> "Ticker":
+        """Run passes every `interval` seconds on a daemon thread (a greenlet under gevent) until stop()."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="tilefold-ticker", daemon=True)
+            self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except Exception:  # noqa: BLE001 - the store may be away for a moment: try again next pass
+                log.exception("ticker pass failed")
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        """Stop the thread and give the lease up (another worker takes it at once)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        try:
+            self.lease.release()
+        except Exception:  # noqa: BLE001 - stopping anyway; the lease expires on its own
+            log.warning("could not release the ticker lease", exc_info=True)
