@@ -1,5 +1,6 @@
 """Tilefold rules engine: a pure Decider (decide / evolve / fold) for both variants."""
 
+from engine.variants import builtin as _builtin  # registers the built-in variants  # noqa: F401
 from engine.actions import legal_actions, pending_seats
 from engine.bot import bot_action, default_action
 from engine.errors import IllegalAction

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from engine.state import CLAIM, ROB, TING, TURN, MatchState
 from engine.tiles import name
@@ -14,10 +14,12 @@ ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
 
 
 def variant_of(state: MatchState) -> Variant:
-    """The variant's rule hooks for this match (built once, carried along by every copy of the state)."""
-    rules: Optional[Variant] = state.rules
-    if rules is None or rules.options is not state.options or rules.rules_version != state.rules_version:
-        rules = state.rules = get(state.variant).rules(state.options, state.rules_version)
+    """The rule hooks of the variant the state names, under its options and rules version (built
+    from the registry entry; kept among the state's derived answers until the next event)."""
+    rules = state.cache.get("rules")
+    if rules is None:
+        rules = state.cache["rules"] = get(state.variant).rules(state.options, state.rules_version)
+    assert isinstance(rules, Variant)
     return rules
 
 

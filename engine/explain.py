@@ -4,7 +4,7 @@ derived step by step.
 
 Generic over the variant registry: the reading and the payment come from the variant's entry
 (`explain_reading`, `explain_payment`: 扣点点's K-1/K-7/K-8/K-12/K-13 steps and 含山's H-5/H-10 table
-live in engine/variants/koudiandian.py and hanshan.py); a variant without them gets the first
+live in engine/variants/koudiandian/explain.py and hanshan/explain.py); a variant without them gets the first
 decomposition and its payments read off the score's `deltas`.
 
 Pure: it re-reads the same decompositions scoring reads (engine.hand, G-10) and picks one reading
@@ -19,6 +19,7 @@ from engine.hand import PAIR, Block, Decomposition, decompositions
 from engine.scoring.context import WinContext
 from engine.state import MatchState
 from engine.tiles import NUM_KINDS, WHITE, name
+from engine.variants.registry import get
 
 #: the decomposition a win was scored as, and the winning tile's place in it (block index, position)
 Reading = tuple[Optional[Decomposition], Optional[tuple[int, int]]]
@@ -26,9 +27,7 @@ Reading = tuple[Optional[Decomposition], Optional[tuple[int, int]]]
 
 def explain_win(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:
     """{"blocks": [...], "melds": [...], "payment": {...}} for a win scored as `score`."""
-    from engine import variants  # the registry imports the variant modules, which import this one
-
-    entry = variants.get(ctx.variant)
+    entry = get(ctx.variant)
     found = decompositions_of(ctx)
     reading = entry.explain_reading or first_reading
     decomposition, position = reading(ctx, score, found)

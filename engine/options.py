@@ -1,21 +1,14 @@
-"""Match options, named as in RULINGS.md: the shared ones here, each variant's own in its registry entry."""
+"""Match options, named as in docs/RULES.md: the shared ones here, each variant's own in its registry entry."""
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from engine.variants.registry import UnknownVariant, get
+
 
 class OptionError(ValueError):
     """An unknown option, a bad value, or a contradictory combination."""
-
-
-def __getattr__(name: str) -> Any:
-    """`VARIANTS`: the registered variant names (read lazily: the registry imports this module)."""
-    if name == "VARIANTS":
-        from engine.variants import names
-
-        return names()
-    raise AttributeError(name)
 
 
 def boolean(name: str, value: Any) -> bool:
@@ -46,8 +39,6 @@ DEFAULT_HANDS = 8
 
 def schema(variant: Optional[str]) -> dict[str, Any]:
     """name -> (default, validator) of every option of the variant (raises OptionError if unknown)."""
-    from engine.variants import UnknownVariant, get
-
     try:
         entry = get(variant)
     except UnknownVariant as exc:
@@ -57,8 +48,6 @@ def schema(variant: Optional[str]) -> dict[str, Any]:
 
 def normalise(variant: Optional[str], options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Validate options for a variant and fill in defaults; raise OptionError on anything wrong."""
-    from engine.variants import get
-
     schema_ = schema(variant)
     if options is not None and not isinstance(options, Mapping):  # [1] or "x": not a dict(...) error
         raise OptionError(f"options must be an object, got {type(options).__name__}")

@@ -1,15 +1,13 @@
-"""The folded state of a match and of its current hand (plain data, cheap to copy)."""
+"""The folded state of a match and of its current hand (plain data, cheap to copy): the state names
+its variant (`variant`, a registry name) and carries no behaviour (engine.actions.variant_of)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 from engine.tiles import NUM_KINDS
 from engine.versions import RULES_VERSION
-
-if TYPE_CHECKING:
-    from engine.variants.base import Variant
 
 LOBBY, TING, TURN, CLAIM, ROB, HAND_OVER, MATCH_OVER = (
     "lobby",
@@ -133,9 +131,6 @@ class MatchState:
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
-    rules: Optional[Variant] = field(
-        default=None, compare=False, repr=False
-    )  # the variant's hooks, built once per match
 
     @property
     def in_hand(self) -> HandState:

@@ -1,19 +1,16 @@
-"""Scoring of winning hands for both variants; `score(ctx)` dispatches on the variant."""
+"""Scoring of winning hands: `score(ctx)` and `legality(ctx)` dispatch on the variant's registry entry
+(each variant's scoring lives in its package, engine/variants/<name>/scoring.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from engine.scoring.context import Meld, WinContext
-
-if TYPE_CHECKING:
-    from engine.variants.registry import Scoring
+from engine.variants.registry import Scoring, get
 
 
 def _module(variant: str) -> Scoring:
     """The variant's scoring, from its registry entry (engine.variants)."""
-    from engine.variants import get
-
     return get(variant).scoring  # UnknownVariant is a ValueError
 
 

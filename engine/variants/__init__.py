@@ -1,14 +1,11 @@
-"""The rule sets: per-variant hooks for the shared table flow, and the registry listing them.
+"""The rule sets: the registry (engine/variants/registry.py) and one package per variant
+(`engine/variants/<name>/`: its entry, hooks, scoring, explained settlement, rule ids, display names).
 
-Adding a rule set: write its package (hooks, scoring, `ENTRY`), then add `ENTRY` to `BUILT_IN` below
-(docs/ENGINE_API.md, "Adding a variant").
+This package imports none of the variants: engine/variants/builtin.py registers the built-in ones
+(`import engine` does it). Adding a rule set: write its package, then add its name to `PACKAGES`
+in builtin.py (docs/ENGINE_API.md, "Adding a variant").
 """
 
-from engine.variants import hanshan, koudiandian
 from engine.variants.registry import UnknownVariant, VariantEntry, display_all, get, names, register, unregister
 
-BUILT_IN = (koudiandian.ENTRY, hanshan.ENTRY)
-for _entry in BUILT_IN:
-    register(_entry)
-
-__all__ = ["BUILT_IN", "UnknownVariant", "VariantEntry", "display_all", "get", "names", "register", "unregister"]
+__all__ = ["UnknownVariant", "VariantEntry", "display_all", "get", "names", "register", "unregister"]

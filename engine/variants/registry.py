@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol
 
-from engine.scoring.context import WinContext
-
 if TYPE_CHECKING:
+    from engine.scoring.context import WinContext
     from engine.explain import Reading
     from engine.hand import Decomposition
     from engine.variants.base import Variant
@@ -17,7 +16,7 @@ OptionSpec = tuple[Any, Optional[Callable[[str, Any], Any]]]
 
 
 class Scoring(Protocol):
-    """What a variant's scoring module offers (engine/scoring/koudiandian.py, hanshan.py)."""
+    """What a variant's scoring module offers (engine/variants/koudiandian/scoring.py, hanshan.py)."""
 
     def score(self, ctx: WinContext) -> dict[str, Any]: ...
 
@@ -32,7 +31,7 @@ def _no_check(options: dict[str, Any], given: set[str]) -> None:
 class VariantEntry:
     """Everything one rule set adds: names, options, table hooks, scoring, rule ids, settlement text."""
 
-    name: str  # the id in APIs and events ("koudiandian")
+    name: str  # the id in APIs and events (its package's name under engine/variants/)
     name_zh: str  # "扣点点"
     name_en: str  # "Koudiandian"
     wild_zh: str  # what its wild tiles are called ("耗子", "配子")

@@ -63,7 +63,7 @@ def format_key() -> str:
 
 def encode(state: Any, room: rooms.Room, numbering: Numbering = NONE_HIDDEN) -> bytes:
     clean = state.clone()
-    clean.cache, clean.rules = {}, None  # derived; rebuilt on demand (engine.actions)
+    clean.cache = {}  # derived; rebuilt on demand (engine.actions)
     return pickle.dumps((clean, room, numbering.to_bytes()), protocol=PICKLE_PROTOCOL)
 
 

@@ -1,4 +1,4 @@
-"""Tests of engine.scoring.hanshan: legality (H-1, H-3), the 25 patterns (H-6..H-9), extra and payment (H-5, H-10, G-10)."""
+"""Tests of engine.variants.hanshan.scoring: legality (H-1, H-3), the 25 patterns (H-6..H-9), extra and payment (H-5, H-10, G-10)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from engine.options import normalise
 from engine.scoring.context import Meld, WinContext
-from engine.scoring.hanshan import (
+from engine.variants.hanshan.scoring import (
     EXCLUDED_BY,
     HIGHEST_ONLY,
     PATTERNS,
@@ -2804,8 +2804,8 @@ def test_H8_hands_holding_every_other_honour_score_without_crashing(hand, wild):
 
 
 def test_H2_the_one_white_stand_in_rule():
-    # engine/scoring/hanshan.white_stand_in is the H-2 rule both the table and scoring use
-    from engine.scoring.hanshan import white_stand_in
+    # engine/variants/hanshan/scoring.white_stand_in is the H-2 rule both the table and scoring use
+    from engine.variants.hanshan.scoring import white_stand_in
     from engine.tiles import WHITE
 
     assert white_stand_in(kind("2m")) == (WHITE, kind("2m"))
@@ -2870,7 +2870,7 @@ def test_G10_patterns_outside_READING_PATTERNS_do_not_depend_on_the_reading():
     import itertools
     import random
 
-    from engine.scoring.hanshan import ON_PAIR, OPEN, READING_PATTERNS, Facts, Reading
+    from engine.variants.hanshan.scoring import ON_PAIR, OPEN, READING_PATTERNS, Facts, Reading
 
     rng = random.Random(7)
     shapes = [

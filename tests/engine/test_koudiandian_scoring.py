@@ -1,10 +1,10 @@
-"""Tests of engine.scoring.koudiandian, named after the rulings they check (K-2..K-13, G-10)."""
+"""Tests of engine.variants.koudiandian.scoring, named after the rulings they check (K-2..K-13, G-10)."""
 
 from __future__ import annotations
 
 from engine.options import normalise
 from engine.scoring.context import Meld, WinContext
-from engine.scoring.koudiandian import (
+from engine.variants.koudiandian.scoring import (
     SPECIAL_HANDS,
     kong_payments,
     score,
@@ -188,7 +188,7 @@ def test_K4_three_to_five_only_by_self_draw():
 
 
 def test_K2_the_ready_condition_play_uses_needs_a_wait_worth_six():
-    # the one K-2 implementation (engine/variants/koudiandian.py), tested directly
+    # the one K-2 implementation (engine/variants/koudiandian/hooks.py), tested directly
     from engine.state import HandState
     from engine.variants.koudiandian import Koudiandian
 

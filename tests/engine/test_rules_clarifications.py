@@ -5,8 +5,8 @@ from __future__ import annotations
 from engine_helpers import actions, given, only, play, when
 
 from engine.options import normalise
-from engine.scoring import hanshan as hanshan_scoring
-from engine.scoring import koudiandian as kdd_scoring
+from engine.variants.hanshan import scoring as hanshan_scoring
+from engine.variants.koudiandian import scoring as kdd_scoring
 from engine.scoring.context import WinContext
 from engine.tiles import kind, parse, points
 

@@ -12,8 +12,8 @@ import engine
 from engine import versions
 from engine.audit import audit
 from engine.options import normalise
-from engine.scoring import hanshan as hanshan_scoring
-from engine.scoring import koudiandian as kdd_scoring
+from engine.variants.hanshan import scoring as hanshan_scoring
+from engine.variants.koudiandian import scoring as kdd_scoring
 from engine.scoring.context import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.tiles import kind, parse

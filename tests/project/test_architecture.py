@@ -8,6 +8,8 @@ import ast
 import pathlib
 import re
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FORBIDDEN = {
     "flask",
@@ -99,6 +101,95 @@ def test_the_deciders_halves_name_no_private_function_alike():
     assert clashes == []
 
 
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph(package: str) -> dict[str, set[str]]:
+    """module -> the modules of `package` it imports when run: lazy imports inside functions count,
+    imports under `if TYPE_CHECKING:` do not (never run); `from a import b` names the submodule a.b
+    when there is one, and importing a.b.c also runs the packages a.b and a (unless the importer
+    lives inside them: a package's own modules import each other while it initialises)."""
+    modules = {_module_name(p): p for p in (ROOT / package).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skipped = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
+                subs = {f"{base}.{alias.name}" for alias in node.names} & set(modules)
+                found |= subs or {base}
+        imported = set()
+        for target in found & set(modules):
+            parts = target.split(".")
+            for i in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in modules and not (name == prefix or name.startswith(prefix + ".")):
+                    imported.add(prefix)
+        graph[name] = imported - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_import_graph_reader_sees_a_cycle():
+    # given two modules importing each other (one lazily), then the reader names them
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+@pytest.mark.parametrize("package", ["engine"])
+def test_no_import_cycle(package):
+    """Each module of engine/ can be read (and changed) after the ones it imports: none imports,
+    directly or through others, a module that imports it back (service/ joins when its own
+    packages' cycle, http.pages <-> http.routes through their __init__ modules, is gone)."""
+    assert _cycles(_import_graph(package)) == []
+
+
 def test_service_uses_the_event_store_only_through_its_public_surface():
     """No events.connection, no schema module: connections, DDL, SQL dialects and leases are the store's."""
     internal = {
@@ -131,11 +222,11 @@ def test_service_writes_no_sql_of_the_event_store_tables():
 
 
 def test_no_code_outside_a_variants_own_modules_names_a_variant():
-    """One place per variant (issue 14): engine, events, service and the replay viewer (Python, JS and
-    templates) look variants up in the registry; only each variant's own modules spell its name."""
-    from engine.variants import BUILT_IN
+    """One place per variant: engine, events, service and the replay viewer (Python, JS and templates)
+    look variants up in the registry; only each variant's own package spells its name."""
+    from engine.variants.builtin import BUILT_IN
 
-    own = {"engine/variants/", *(f"engine/scoring/{entry.name}.py" for entry in BUILT_IN)}
+    own = {f"engine/variants/{entry.name}/" for entry in BUILT_IN} | {"engine/variants/builtin.py"}
     quoted = re.compile(r"[\"'`](%s)[\"'`]" % "|".join(re.escape(entry.name) for entry in BUILT_IN))
     found = {}
     for folder in ("engine", "events", "service", "replay_viewer"):
@@ -176,9 +267,10 @@ def test_folding_never_runs_scoring_or_hand_analysis(monkeypatch):
     # given whole recorded matches of both variants (wilds, claims, kongs, 报听 at the deal)
     import engine
     from engine import analysis, hand, scoring
-    from engine.variants import BUILT_IN
-    from engine.scoring import hanshan, koudiandian
+    from engine.variants.builtin import BUILT_IN
     from engine.variants.base import Variant
+    from engine.variants.hanshan import scoring as hanshan
+    from engine.variants.koudiandian import scoring as koudiandian
 
     logs = [
         _recorded_match("koudiandian", {"hands": 4, "wilds": True}, "arch/kdd"),

@@ -20,7 +20,7 @@ PEIZI_HANDS = ("peizizan", "peizizan_peizi", "shuangpeijia", "peizijia_peizi")  
 
 def white_stand_in(wild: Optional[int]) -> Optional[tuple[int, int]]:
     """H-2: 白板 may also play the 配子's kind, unless 白 is itself the 配子 (then it is only wild).
-    The one H-2 rule: the table (engine/variants/hanshan.py) and scoring both use it."""
+    The one H-2 rule: the table (engine/variants/hanshan/hooks.py) and scoring both use it."""
     if wild is None or wild == WHITE:
         return None
     return (WHITE, wild)
