@@ -407,3 +407,51 @@ def test_phone_hand_tiles_are_touch_targets_and_the_table_counts_tiles(server, a
     page.goto(f"{base}/my")
     page.wait_for_selector(f"li[data-match='{match_id}'] a.replay")
     assert page.get_attribute(f"li[data-match='{match_id}'] a.replay", "href") == f"/replay/{match_id}"
+
+
+def test_the_table_logs_the_last_moves_and_marks_the_last_discard(server, contexts, monkeypatch):  # noqa: F811
+    """Given a 扣点点 match with a person at seat 0 and three bots, a few turns into the first hand
+    (fixed deals), when the table opens, then its move log lists the last moves of the seat's own
+    feed newest first (discards, claims, 报听 and wins; never another seat's draw), each with its tile,
+    and the river entry of the last discard is marked in that seat's river; after the person's next
+    discard the log starts with it."""
+    base, app = server
+    seeded_deals(monkeypatch, "table-log")
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
+    _, token, _ = svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    for _ in range(3):  # three of the person's turns: the bots discard in between
+        loaded = svc.repo.load(match_id)
+        svc.act(match_id, 0, engine.bot_action(loaded.state, 0), None)
+    _, page = contexts()
+    page.goto(f"{base}/play/{match_id}#seat={token}")
+    page.wait_for_selector("#moves li")
+    feed = page.request.get(f"{base}/api/matches/{match_id}/events?after=0").json()["events"]
+    logged = [e for e in feed if e["type"] in ("hand_started", "discarded", "punged", "konged", "ting_declared", "won")]
+    assert page.locator("#moves li[data-type=drew]").count() == 0
+    shown = page.eval_on_selector_all("#moves li", "ls => ls.map((l) => Number(l.dataset.version))")
+    assert shown == [e["version"] for e in logged[::-1][: len(shown)]] and len(shown) == min(12, len(logged))
+    first = logged[-1]
+    if first["payload"].get("tile"):
+        assert page.get_attribute("#moves li:first-child .tf-tile", "data-tile") == first["payload"]["tile"]
+    last = next(e for e in reversed(logged) if e["type"] == "discarded")
+    marked = page.locator("section.seat .river .last-discard")
+    assert marked.count() == 1
+    assert marked.get_attribute("data-tile") == last["payload"]["tile"]
+    assert page.locator(f"section.seat[data-seat='{last['payload']['seat']}'] .river .last-discard").count() == 1
+    # the person's own discard tops the log
+    version = int(page.evaluate("document.body.dataset.version"))
+    tile = page.get_attribute("#hand button.tile-btn:not([aria-disabled=true])", "data-tile")
+    page.click(f"#hand button.tile-btn[data-tile='{tile}']")
+    page.click(f"#actions button[data-action=discard][data-tile='{tile}']")
+    for _ in range(100):
+        top = page.get_attribute("#moves li:first-child", "data-version")
+        if top and int(top) > version:
+            break
+        page.wait_for_timeout(50)
+    assert any(
+        page.get_attribute(f"#moves li[data-version='{v}']", "data-type") == "discarded"
+        for v in range(version + 1, version + 3)
+        if page.locator(f"#moves li[data-version='{v}']").count()
+    )

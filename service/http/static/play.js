@@ -25,6 +25,8 @@
   let sending = false;
   let stream = null;
   let closedResult = false;  // the final settlement was closed to look at the table
+  let moves = [];           // the seat's feed (GET .../events, its own redaction): the move log
+  let movesAfter = null;    // the feed version read up to
 
   // ------------------------------------------------------------------ names and seats
   const seatName = (s) => (view && view.seats[s] ? view.seats[s].name : "—");
@@ -107,6 +109,8 @@
     renderMe();
     renderActions();
     renderResult();
+    markLastDiscard();
+    loadMoves();
     notifyTurn(Boolean(pushed) && Boolean(before) && before.version !== fresh.version);
   }
   function keepSelection() {
@@ -374,6 +378,61 @@
       else toast("不行 not allowed: " + err.message);
       refresh();
     }
+  }
+
+  // ------------------------------------------------------------------ the move log
+  // The last moves in words, newest first, with their tiles: the seat's own feed (the API's
+  // redaction: another seat's draw, a face-down discard, a window's answers never show).
+  const LOG_TYPES = new Set(["hand_started", "discarded", "punged", "konged", "ting_declared", "won", "hand_ended"]);
+  const LOG_SHOWN = 12;
+  async function loadMoves() {
+    if (seat === null || !view || (movesAfter !== null && movesAfter >= view.version)) return;
+    const after = movesAfter === null ? Math.max(0, view.version - 60) : movesAfter;
+    movesAfter = view.version;  // one read per version shown
+    try {
+      const got = await api("GET", `/api/matches/${matchId}/events?after=${after}`);
+      const known = new Set(moves.map((e) => e.version));
+      for (const e of got.events) if (e.version !== null && !known.has(e.version) && LOG_TYPES.has(e.type)) moves.push(e);
+      moves = moves.slice(-60);
+      renderMoves();
+      markLastDiscard();
+    } catch (err) { movesAfter = after; }
+  }
+  function markLastDiscard() {  // the river entry of the hand's last discard, for everyone (the log says whose)
+    for (const t of document.querySelectorAll("#table .river .last-discard")) t.classList.remove("last-discard");
+    const s = lastDiscarder();
+    if (s === null || !view || !view.view || !view.view.hand) return;
+    const tiles = $("pos-" + position(s)).querySelectorAll(".river .tf-tile");
+    const t = tiles[tiles.length - 1];
+    if (t) { t.classList.add("last-discard"); if (!t.title.includes("last discard")) t.title += " · 最后打出 the last discard"; }
+  }
+  function lastDiscarder() {  // the seat whose discard was the hand's last move of its kind (for the river mark)
+    for (let i = moves.length - 1; i >= 0; i--) {
+      if (moves[i].type === "hand_started") return null;
+      if (moves[i].type === "discarded") return moves[i].payload.seat;
+    }
+    return null;
+  }
+  function moveWords(e) {
+    const p = e.payload, who = p.seat !== undefined && p.seat !== null ? `${windOf(p.seat)[0]} ${seatName(p.seat)} ` : "";
+    const tile = p.tile ? T.element(p.tile) : null;
+    switch (e.type) {
+      case "hand_started": return [`第${p.hand}局开始 `, el("small", { text: `hand ${p.hand} dealt, dealer ${seatName(p.dealer)}` })];
+      case "discarded": return [who + (p.face_down ? "扣牌打出 " : "打出 "), tile || "", el("small", { text: p.face_down ? " discarded face down" : " discarded" })];
+      case "punged": return [who + "碰 ", tile, el("small", { text: ` punged from ${seatName(p.from)}` })];
+      case "konged": return [who + ((KONG[p.kind] || ACT.kong)[0]) + " ", tile, el("small", { text: " " + (KONG[p.kind] || ACT.kong)[1] })];
+      case "ting_declared": return [who + "报听 ", tile || "", el("small", { text: " declared ready" })];
+      case "won": return [who + "胡 ", tile || "", el("small", { text: ` ${(BY[p.by] || [p.by, p.by])[1]}` })];
+      case "hand_ended": return [p.winner === null || p.winner === undefined ? "荒庄 " : "本局结束 ", el("small", { text: "hand over" })];
+      default: return [e.type];
+    }
+  }
+  function renderMoves() {
+    const box = $("moves");
+    if (!box) return;
+    const shown = moves.slice(-LOG_SHOWN).reverse();
+    box.replaceChildren(...shown.map((e) => el("li", { dataset: { version: e.version, type: e.type } }, ...moveWords(e))));
+    $("moves-box").hidden = !shown.length;
   }
 
   // ------------------------------------------------------------------ settlement
