@@ -390,6 +390,7 @@ def test_a_stopping_worker_answers_its_long_polls_with_the_current_state(app, ap
 def test_a_stopping_worker_tells_its_streams_to_reconnect(app, api, client):
     """Given an open SSE stream, when the worker drains, then the stream's last message is
     `retry:` and `event: reconnect`, after the events it had, and the stream ends."""
+    app.config["STREAM_LIFETIME"] = 30.0  # without the drain the stream would end only then (and fail)
     match_id, _, tokens = api.new_match(humans=1)
     hub = app.extensions["tilefold_waiters"]
     reply = client.get(
