@@ -455,3 +455,41 @@ def test_the_table_logs_the_last_moves_and_marks_the_last_discard(server, contex
         for v in range(version + 1, version + 3)
         if page.locator(f"#moves li[data-version='{v}']").count()
     )
+
+
+#: How many clearly coloured pixels `glyph` makes when drawn in `selector`'s own font (a colour
+#: emoji font draws gold medals and a red 🀄; a missing one draws a grey box or nothing).
+COLOURED = """([selector, glyph]) => {
+  const font = getComputedStyle(document.querySelector(selector)).font;
+  const canvas = document.createElement('canvas'); canvas.width = 80; canvas.height = 80;
+  const ctx = canvas.getContext('2d'); ctx.font = font.replace(/\\d+(\\.\\d+)?px/, '48px'); ctx.textBaseline = 'top';
+  ctx.fillText(glyph, 4, 4);
+  const data = ctx.getImageData(0, 0, 80, 80).data;
+  let n = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+    if (a > 128 && Math.max(r, g, b) - Math.min(r, g, b) > 60) n++;
+  }
+  return n;
+}"""
+
+
+def test_medal_and_mahjong_emoji_render_in_colour(server, contexts, monkeypatch):  # noqa: F811
+    """Given a finished match, when its table's final standings and its replay's standings show the
+    medals, then 🥇 🥈 🥉 and 🀄 drawn in those pages' own fonts come out in colour (the font stacks
+    fall back to a colour emoji font, Debian's fonts-noto-color-emoji), not as empty boxes."""
+    base, app = server
+    match_id, token = finished_match(app, monkeypatch, "table-explain-kdd", "koudiandian", {"hands": 1})
+    _, page = contexts()
+    page.goto(f"{base}/play/{match_id}#seat={token}")
+    page.wait_for_selector("#standings li")
+    assert page.text_content("#standings li:first-child").startswith("🥇")
+    for glyph in ("🥇", "🥈", "🥉", "🀄"):
+        assert page.evaluate(COLOURED, ["#standings li", glyph]) > 50, glyph
+    page.goto(f"{base}/replay/{match_id}")
+    page.wait_for_selector("#seats .seat")
+    page.keyboard.press("End")
+    page.wait_for_selector("#standings-card:not([hidden]) td")
+    assert "🥇" in page.text_content("#standings")
+    for glyph in ("🥇", "🀄"):
+        assert page.evaluate(COLOURED, ["#standings", glyph]) > 50, glyph

@@ -539,7 +539,7 @@
     const scores = view.view.scores;
     const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
     return el("ol", { class: "standings", id: "standings" }, ...order.map((s, i) =>
-      el("li", {}, el("b", { text: seatName(s) }), ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`, i === 0 ? " 第一 winner" : "")));
+      el("li", {}, ["🥇 ", "🥈 ", "🥉 ", ""][i], el("b", { text: seatName(s) }), ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`, i === 0 ? " 第一 winner" : "")));
   }
 
   // ------------------------------------------------------------------ lobby (not started, or no seat here)
