@@ -43,11 +43,24 @@ class AuditReport:
     unverified_deals: list[Any] = field(default_factory=list)  # hand numbers dealt from a preset (no seed, G-11)
     finished: bool = False
     failure: Optional[AuditFailure] = None
+    joint_walls: int = 0  # hands whose seed was derived from the server's committed part and the seats' (G-11)
+    seat_parts: list[int] = field(default_factory=list)  # per joint hand: how many seats added a part
+    #: per dealt hand, what its wall came from: {hand, seed, commitment, parts (joint walls) or None}
+    derivations: list[dict[str, Any]] = field(default_factory=list)
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
     @property
     def ok(self) -> bool:
         return self.failure is None
+
+    @property
+    def wall_protocol(self) -> str:
+        """Which G-11 protocol the log's hands were dealt under (docs/AUDIT.md, "Joint walls")."""
+        if self.joint_walls and self.joint_walls == self.seeds_verified:
+            return "joint walls (the server's committed part and every seat's part)"
+        if self.joint_walls:
+            return "mixed (some hands joint walls, some server seeds)"
+        return "server seeds (committed per hand; the server chose each seed)"
 
 
 def audit(rows: Iterable[dict[str, Any]], service_types: Iterable[str] = ()) -> AuditReport:
@@ -91,6 +104,18 @@ def _replay(log: Sequence[tuple[Optional[int], dict[str, Any]]], report: AuditRe
                 report.failure = AuditFailure(version, event["type"], problem)
                 return
             report.seeds_verified += 1
+            parts = event.get("wall_parts")
+            report.derivations.append(
+                {
+                    "hand": event.get("hand"),
+                    "seed": event.get("seed"),
+                    "commitment": event.get("commitment"),
+                    "parts": parts,
+                }
+            )
+            if isinstance(parts, dict):
+                report.joint_walls += 1
+                report.seat_parts.append(sum(p is not None for p in parts.get("seats") or []))
         elif event["type"] == "hand_started":
             report.unverified_deals.append(event.get("hand"))
         try:
@@ -144,8 +169,11 @@ def command_for(state: MatchState, event: dict[str, Any], following: Optional[di
             "options": event.get("options"),
             "first_dealer": event.get("first_dealer"),
             "rules_version": version_of(event),
+            **({"wall_commitment": event["wall_commitment"]} if "wall_commitment" in event else {}),
         }
     if kind_ == "hand_started":
+        if event.get("wall_parts") is not None:  # joint walls: the engine re-derives the seed (G-11)
+            return {"action": "start_hand", "wall": event["wall_parts"]}
         if event.get("seed") is not None:
             return {"action": "start_hand", "seed": event["seed"]}
         return {"action": "start_hand", "preset": _preset_of(event)}

@@ -70,6 +70,7 @@ def _on_match_started(state: MatchState, e: dict[str, Any], decide: Decisions) -
     state.variant, state.options = e["variant"], dict(e["options"])
     state.first_dealer = state.dealer = e["first_dealer"]
     state.rules_version = e.get("rules_version", 1)
+    state.wall_link = e.get("wall_commitment")
 
 
 def _on_hand_started(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
@@ -81,9 +82,12 @@ def _on_hand_started(state: MatchState, e: dict[str, Any], decide: Decisions) ->
         commitment=e["commitment"],
         seed=e["seed"],
         wall=wall,
+        wall_parts=e.get("wall_parts"),
         head=0,
         tail=len(wall),
     )
+    if hand.wall_parts is not None:
+        state.wall_link = hand.wall_parts["server"]  # the next hand's part must hash to this one
     for seat, text in enumerate(e["hands"]):
         for k in parse(text):
             hand.seats[seat].counts[k] += 1

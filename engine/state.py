@@ -73,6 +73,7 @@ class HandState:
     wall: list[int]  # the whole wall as dealt from, never mutated: draws move `head`, kong draws move `tail`
     head: int = 0
     tail: int = 0
+    wall_parts: Optional[dict[str, Any]] = None  # joint walls (G-11): {"server", "seats"} the seed came from
     seats: list[SeatHand] = field(default_factory=lambda: [SeatHand() for _ in range(4)])
     turn: int = 0
     drawn: Optional[int] = None  # the tile just drawn by `turn`, if the turn began with a draw
@@ -130,6 +131,9 @@ class MatchState:
     last_hand: Optional[HandState] = None  # the hand `last_result` settled, as it ended (never changed after)
     version: int = 0  # engine events folded so far
     rules_version: int = RULES_VERSION  # the rules the match is played under (match_started; 1 if absent)
+    #: joint walls (G-11): the last revealed link of the server's committed chain (the match's
+    #: commitment until hand 1 is dealt); None in a match dealt from server seeds alone
+    wall_link: Optional[str] = None
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
 
     @property

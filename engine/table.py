@@ -13,7 +13,7 @@ from engine.state import CLAIM, LOBBY, ROB, SETTLE, TURN, MatchState
 from engine.tiles import TileError, format_hand, kind, name, parse
 from engine import versions
 from engine.variants import get
-from engine.wall import SeedError, deal_from_seed, seed_from_hex
+from engine.wall import SeedError, deal_from_seed, joint_parts, joint_seed, links_to, part_from_hex, seed_from_hex
 
 
 def initial_state() -> MatchState:
@@ -114,6 +114,12 @@ def _start_match(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
     event = {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
     if version > 1:
         event["rules_version"] = version  # version 1 logs predate the field
+    if command.get("wall_commitment") is not None:  # joint walls (G-11): the server's chain, committed
+        try:
+            part_from_hex(command["wall_commitment"], "the wall commitment")
+        except SeedError as exc:
+            raise IllegalAction("bad_seed", str(exc)) from None
+        event["wall_commitment"] = command["wall_commitment"]
     return event
 
 
@@ -122,8 +128,15 @@ def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
         raise IllegalAction("no_hand_to_start", "a new hand starts only after match_started or hand_ended")
     if "preset" in command:
         return _preset_hand(state, command["preset"])
+    parts = command.get("wall")
+    if state.wall_link is not None and parts is None:
+        raise IllegalAction("wall_parts_required", "this match deals joint walls (G-11): send the parts, not a seed")
     try:
-        deal = deal_from_seed(seed_from_hex(command.get("seed")))
+        if parts is not None:
+            seed = _joint_seed(state, parts)
+        else:
+            seed = seed_from_hex(command.get("seed"))
+        deal = deal_from_seed(seed)
     except SeedError as exc:
         raise IllegalAction("bad_seed", str(exc)) from None
     dealer = state.dealer
@@ -133,7 +146,20 @@ def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
         hands[seat] = deal.wall[13 * i : 13 * i + 13]
     dealer_draw = deal.wall[52]  # G-3: the dealer's 14th tile
     wild = deal.wild if _uses_wilds(state) else None
-    return _hand_started_event(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
+    event = _hand_started_event(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
+    if parts is not None:
+        event["wall_parts"] = {"server": parts["server"], "seats": list(parts["seats"])}
+    return event
+
+
+def _joint_seed(state: MatchState, parts: Any) -> bytes:
+    """G-11 joint walls: the server's part must be the next link of its committed chain."""
+    if state.wall_link is None:
+        raise SeedError("this match committed to no server chain: deal it from a seed")
+    server, seats = joint_parts(parts)
+    if not links_to(server, state.wall_link):
+        raise SeedError("the server's part does not hash to its last revealed link (its commitment)")
+    return joint_seed(server, state.hands_played + 1, seats)
 
 
 def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
@@ -352,6 +378,7 @@ def _hand_ended_events(state: MatchState, winner: Optional[int]) -> list[dict[st
         },
         "seed": hand.seed,
         "commitment": hand.commitment,
+        **({"wall_parts": hand.wall_parts} if hand.wall_parts is not None else {}),
         "next_dealer": next_dealer,
         "match_over": over,
     }

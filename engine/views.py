@@ -193,6 +193,8 @@ def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:
     kind_ = event.get("type")
     if kind_ == "hand_started":
         out = {k: v for k, v in event.items() if k not in ("seed", "wall", "hands", "dealer_draw")}
+        if "wall_parts" in event:  # the seats' parts are public; the server's part only at hand end (G-11)
+            out["wall_parts"] = {**event["wall_parts"], "server": None}
         out["hands"] = [h if s == viewer else None for s, h in enumerate(event["hands"])]
         out["dealer_draw"] = event["dealer_draw"] if viewer == event["dealer"] else None
         return out

@@ -1,10 +1,16 @@
 """The seeded wall of G-11: a deterministic shuffle from a secret seed, its commitment and verification.
 
-The seed is 32 secret bytes chosen by the service (from `secrets`); the engine never draws
-randomness itself. From the seed an HMAC-SHA256 counter stream feeds an unbiased Fisher-Yates
-shuffle (rejection sampling, no modulo bias) and the wild kind of G-9. The commitment published
-at hand start is SHA-256 over a salt derived from the seed and the wall's tile names, so it
-reveals nothing about the wall, yet binds the server to it before the first draw.
+The seed is 32 secret bytes; the engine never draws randomness itself. In a match of the joint
+protocol (G-11, "joint walls": docs/AUDIT.md) the seed of hand n is `joint_seed`: HMAC-SHA256 keyed
+by the server's part for that hand over the hand number and every seat's part, and the server's
+parts are the links of a hash chain whose end it committed to before any seat joined
+(`chain_step`: each part hashes to the one before it, the first to the commitment). Without the
+joint protocol (matches of earlier versions) the service chose the seed itself.
+
+From the seed an HMAC-SHA256 counter stream feeds an unbiased Fisher-Yates shuffle (rejection
+sampling, no modulo bias) and the wild kind of G-9. The commitment published at hand start is
+SHA-256 over a salt derived from the seed and the wall's tile names, so it reveals nothing about
+the wall, yet binds the server to it before the first draw.
 """
 
 from __future__ import annotations
@@ -13,12 +19,15 @@ import hashlib
 import hmac
 import struct
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from engine.tiles import NUM_KINDS, full_set, name
 
 SEED_BYTES = 32
+PART_BYTES = 32  # a seat's part and each link of the server's chain
+CHAIN_LENGTH = 2048  # hands one commitment covers (a match is capped far below: TILEFOLD_MAX_HANDS)
 _DOMAIN = b"tilefold/wall/v1"
+_JOINT = b"tilefold/wall/v2"
 
 
 class SeedError(ValueError):
@@ -99,6 +108,56 @@ class SeededDeal:
 def deal_from_seed(seed: bytes) -> SeededDeal:
     wall = shuffle_wall(seed)
     return SeededDeal(seed.hex(), wall, wild_kind(seed), commitment(salt_for(seed), wall))
+
+
+# -- joint walls (G-11): the server's committed chain and every seat's part ------------------
+def part_from_hex(part_hex: object, what: str = "part") -> bytes:
+    try:
+        part = bytes.fromhex(part_hex)  # type: ignore[arg-type]  # TypeError below for a non-str
+    except (ValueError, TypeError):
+        raise SeedError(f"{what} must be hex") from None
+    if len(part) != PART_BYTES:
+        raise SeedError(f"{what} must be {PART_BYTES} bytes ({2 * PART_BYTES} hex digits)")
+    return part
+
+
+def chain_step(part: bytes) -> bytes:
+    """The link before `part` in the server's chain: SHA-256 over a label and the part."""
+    return hashlib.sha256(_JOINT + b"/chain/" + part).digest()
+
+
+def chain(root: bytes, length: int = CHAIN_LENGTH) -> list[bytes]:
+    """[commitment, part of hand 1, part of hand 2, …, part of hand `length`] from a secret root:
+    the part of hand n is `chain_step` applied length−n times to the root, so each part hashes to
+    the one before it and revealing one tells nothing of the next (SHA-256 is one-way)."""
+    links = [root]
+    for _ in range(length):
+        links.append(chain_step(links[-1]))
+    return links[::-1]
+
+
+def links_to(part: bytes, previous_hex: str) -> bool:
+    """True when `part` is the link after `previous_hex` (the commitment, or the last hand's part)."""
+    return hmac.compare_digest(chain_step(part).hex(), previous_hex)
+
+
+def joint_seed(server_part: bytes, hand: int, seat_parts: Sequence[Optional[bytes]]) -> bytes:
+    """Hand `hand`'s seed: HMAC-SHA256 keyed by the server's part over the hand number and the four
+    seats' parts in seat order (a seat without a part is one 0x00 byte; one with a part is 0x01 and
+    its 32 bytes), so every part changes the seed and no part can stand in for another."""
+    message = _JOINT + b"/seed/" + hand.to_bytes(8, "big")
+    for part in seat_parts:
+        message += b"\x00" if part is None else b"\x01" + part
+    return hmac.new(server_part, message, hashlib.sha256).digest()
+
+
+def joint_parts(parts: object) -> tuple[bytes, list[Optional[bytes]]]:
+    """The server's part and the four seats' parts of a `{"server": hex, "seats": [hex|None × 4]}`."""
+    if not isinstance(parts, dict) or not isinstance(parts.get("seats"), list) or len(parts["seats"]) != 4:
+        raise SeedError('wall parts must be {"server": hex, "seats": [hex or null, ×4]}')
+    server = part_from_hex(parts.get("server"), "the server's part")
+    seats = [None if p is None else part_from_hex(p, f"seat {i}'s part") for i, p in enumerate(parts["seats"])]
+    return server, seats
 
 
 def verify(seed_hex: str, published_commitment: str, played_wall: Sequence[int]) -> bool:

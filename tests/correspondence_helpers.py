@@ -71,7 +71,7 @@ def preset(monkeypatch):
         import service.usecases.play
 
         command = {"action": "start_hand", "preset": {"hands": hands, "wall": wall, "wild": wild}}
-        monkeypatch.setattr(service.usecases.play, "_deal_command", lambda: dict(command))
+        monkeypatch.setattr(service.usecases.play, "_deal_command", lambda *args: dict(command))
 
     return use
 

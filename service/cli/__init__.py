@@ -393,6 +393,9 @@ def verify_log(args: argparse.Namespace) -> int:
         return 2
     verdict = verify_rows(rows, signed, keys)
     print(verdict.text())
+    if verdict.ok:
+        for line in verdict.derivation_lines():  # each hand's wall, as checked (G-11)
+            print("  " + line)
     return 0 if verdict.ok else 1
 
 

@@ -121,8 +121,19 @@ class MatchCreatedSchema(Schema):
     match = fields.Nested(MatchSummarySchema)
 
 
+#: a seat's part of every hand's wall (G-11 joint walls): 32 bytes as 64 lower-case hex digits
+RANDOMNESS = validate.Regexp(r"^[0-9a-f]{64}$", error="randomness must be 32 bytes as 64 lower-case hex digits")
+
+
 class JoinSchema(Strict):
     name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    randomness = fields.String(
+        validate=RANDOMNESS,
+        metadata={
+            "description": "the seat's part of every hand's wall (64 hex digits from a good random source; "
+            "the play page makes it with crypto.getRandomValues); without it the seat adds nothing (docs/AUDIT.md)"
+        },
+    )
 
 
 class JoinedSchema(Schema):
@@ -210,6 +221,12 @@ class PrivateViewSchema(Schema):
     view = fields.Dict(allow_none=True, metadata={"description": "engine.view(state, seat)"})
     legal_actions = fields.List(fields.Dict())
     deadlines = fields.List(fields.Dict(), metadata={"description": "pending move deadlines ([] without)"})
+    randomness = fields.Dict(
+        metadata={
+            "description": "G-11 joint walls: {protocol: joint|server_seed, commitment (published at creation), "
+            "seat_part (this seat's part of every hand's wall, or null)}"
+        }
+    )
 
 
 class ActionSchema(Strict):

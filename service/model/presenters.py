@@ -48,6 +48,18 @@ def private_view(loaded: Loaded, seat: int) -> dict[str, Any]:
         "seats": loaded.room.public_seats(),
         "view": view,
         "legal_actions": _legal(loaded, seat, view),
+        "randomness": wall_randomness(loaded, seat),
+    }
+
+
+def wall_randomness(loaded: Loaded, seat: int) -> dict[str, Any]:
+    """What this seat put into the walls (G-11 joint walls: docs/AUDIT.md): the server's published
+    commitment and the seat's own part (None: it sent none), taken when it joined."""
+    taken = loaded.room.seats[seat]
+    return {
+        "protocol": "joint" if loaded.room.wall_commitment else "server_seed",
+        "commitment": loaded.room.wall_commitment,
+        "seat_part": taken.randomness if taken is not None else None,
     }
 
 

@@ -36,6 +36,7 @@ class Seat:
     bot: bool
     token_hash: Optional[str]
     level: Optional[str] = None  # a bot's level: "easy" | "normal" (bots recorded before levels: "easy")
+    randomness: Optional[str] = None  # the seat's part of every hand's wall (G-11 joint walls), 64 hex digits
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class Room:
     orders: tuple[tuple[bool, bool], ...] = (NO_ORDERS,) * SEATS  # per seat (auto_pass, auto_discard)
     webhooks: tuple[bool, ...] = (False,) * SEATS  # per seat: a webhook is registered
     spectating: bool = True
+    wall_commitment: Optional[str] = None  # joint walls (G-11): the server's chain end, published at creation
 
     @property
     def exists(self) -> bool:
@@ -63,6 +65,10 @@ class Room:
     def free_seat(self) -> Optional[int]:
         """The next seat to fill (seats fill in join order), None when full."""
         return next((i for i, seat in enumerate(self.seats) if seat is None), None)
+
+    def seat_parts(self) -> list[Optional[str]]:
+        """Each seat's part of the walls (None: a bot, an empty seat, a seat that sent none)."""
+        return [None if s is None else s.randomness for s in self.seats]
 
     def is_bot(self, seat: int) -> bool:
         taken = self.seats[seat]
@@ -127,12 +133,17 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
             owner_token_hash=payload["owner_token_hash"],
             created_at=recorded_at,
             deadline_seconds=payload.get("deadline_seconds"),
+            wall_commitment=payload.get("wall_commitment"),
         )
     if event_type == SEAT_JOINED:
         seats = list(room.seats)
         bot = bool(payload["bot"])
         seats[payload["seat"]] = Seat(
-            payload["name"], bot, payload.get("token_hash"), payload.get("level", "easy") if bot else None
+            payload["name"],
+            bot,
+            payload.get("token_hash"),
+            payload.get("level", "easy") if bot else None,
+            payload.get("randomness"),
         )
         return replace(room, seats=tuple(seats))
     if event_type == SEAT_REISSUED:

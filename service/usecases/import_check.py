@@ -31,6 +31,7 @@ def _seat() -> fields.Integer:
 
 class MatchCreatedPayload(MatchCreateSchema):
     owner_token_hash = fields.String(required=True, validate=HASH)
+    wall_commitment = fields.String(validate=HASH)  # joint walls (G-11); absent in older logs
     deadline_seconds = fields.Integer(
         load_default=None, allow_none=True, strict=True, validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE)
     )

@@ -113,12 +113,14 @@ class Verdict:
     signature_problem: Optional[str] = None  # why the signatures do not prove the log (keys given)
     keys_checked: bool = False  # the signatures were checked against given public keys
     trusted: Optional[bool] = None  # import: signed by a key this server trusts
+    wall_commitment: Optional[str] = None  # joint walls: the server's chain end, as match_created published it
+    wall_problem: Optional[str] = None  # the commitment the engine checked is not the one published at creation
 
     @property
     def consistent(self) -> bool:
         """Chain intact, signatures good (when keys are given) and every event re-decided (a preset
         deal may still be unproven)."""
-        return not self.chain and self.signature_problem is None and self.report.ok
+        return not self.chain and self.signature_problem is None and self.wall_problem is None and self.report.ok
 
     @property
     def ok(self) -> bool:
@@ -137,6 +139,8 @@ class Verdict:
             return f"FAIL at event {version} ({kind_}): hash chain: {first.kind}: {first.message}{more}"
         if self.signature_problem is not None:
             return f"FAIL: signature: {self.signature_problem}"
+        if self.wall_problem is not None:
+            return f"FAIL: walls: {self.wall_problem}"
         if r.failure is not None:
             return str(r.failure)
         finished = "" if r.finished else ", match not finished"
@@ -148,8 +152,31 @@ class Verdict:
             )
         return (
             f"OK: {r.hands:,} hands, {r.events:,} events, chain intact, {r.seeds_verified:,} seeds verified, "
-            f"every action legal, every settlement matches{finished}; {self.signature_text()}"
+            f"every action legal, every settlement matches{finished}; {self.signature_text()}; "
+            f"walls: {r.wall_protocol}"
         )
+
+    def derivation_lines(self) -> list[str]:
+        """How each hand's wall was derived, as checked (joint walls: docs/AUDIT.md, "Joint walls")."""
+        lines = []
+        previous = self.wall_commitment
+        for d in self.report.derivations:
+            parts = d.get("parts")
+            seed = str(d.get("seed"))[:16]
+            if not isinstance(parts, dict):
+                lines.append(
+                    f"hand {d.get('hand')}: seed {seed}… chosen by the server, committed as {str(d.get('commitment'))[:16]}…"
+                )
+                continue
+            seats = ", ".join("—" if p is None else f"{str(p)[:8]}…" for p in parts.get("seats") or [])
+            server = str(parts.get("server"))
+            lines.append(
+                f"hand {d.get('hand')}: server part {server[:16]}… hashes to {str(previous)[:16]}… ✓; "
+                f"seats' parts [{seats}]; seed = HMAC(server part, hand {d.get('hand')}, seats' parts) = {seed}… ✓; "
+                f"wall and wild from the seed, committed as {str(d.get('commitment'))[:16]}… ✓"
+            )
+            previous = server
+        return lines
 
     def signature_text(self) -> str:
         if not self.signed:
@@ -179,7 +206,27 @@ def verify_rows(
     if len(streams) > 1 and not chain:
         chain = [Problem(streams[1], 1, "malformed", "a match log holds exactly one stream")]
     problem = None if keys is None else signature_problem(rows, signed, keys)
-    return Verdict(chain, report, streams, types, list(signed), problem, keys is not None)
+    verdict = Verdict(chain, report, streams, types, list(signed), problem, keys is not None)
+    verdict.wall_commitment, verdict.wall_problem = _published_commitment(rows)
+    return verdict
+
+
+def _published_commitment(rows: list[dict]) -> tuple[Optional[str], Optional[str]]:
+    """(the wall commitment match_created published, why it does not hold): the engine checks every
+    hand against match_started's commitment; this checks that one is what was published before any
+    seat joined (G-11 joint walls)."""
+    created = next((r["payload"] for r in rows if r.get("type") == rooms.MATCH_CREATED), None)
+    started = next((r["payload"] for r in rows if r.get("type") == "match_started"), None)
+    published = created.get("wall_commitment") if isinstance(created, dict) else None
+    checked = started.get("wall_commitment") if isinstance(started, dict) else None
+    if checked is not None and created is not None and published != checked:
+        return (
+            published,
+            "match_started's wall commitment is not the one match_created published before the seats joined",
+        )
+    if published is not None and started is not None and checked is None:
+        return published, "match_created published a wall commitment, but the match was dealt without it"
+    return checked, None
 
 
 def signature_problem(rows: list[dict], signed: Sequence[dict], keys: Mapping[str, Ed25519PublicKey]) -> Optional[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import secrets
 import time
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Optional
@@ -14,7 +13,7 @@ from engine.options import normalise
 from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
-from . import correspondence, signing
+from . import correspondence, signing, walls
 from ..infra import metrics
 from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
@@ -90,15 +89,19 @@ class MatchService:
             "options": normalised,
             "owner_token_hash": rooms.token_hash(owner_token),
         }
+        committed = walls.commitment(self.repo.keyring, match_id)
+        if committed is not None:  # joint walls (G-11): published before any seat can join
+            event["wall_commitment"] = committed
         if deadline_seconds is not None:
             event["deadline_seconds"] = deadline_seconds
         self.repo.append(match_id, 0, [event])
         return match_id, owner_token, self.repo.load(match_id)
 
-    def join(self, match_id: str, name: str) -> tuple[int, str, Loaded]:
-        """Take the next free seat; returns (seat, seat token, match after bots/deal)."""
+    def join(self, match_id: str, name: str, randomness: Optional[str] = None) -> tuple[int, str, Loaded]:
+        """Take the next free seat; returns (seat, seat token, match after bots/deal). `randomness`
+        (64 hex digits) is the seat's part of every hand's wall (G-11 joint walls)."""
         token = rooms.new_token()
-        seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token))
+        seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token), randomness=randomness)
         return seat, token, self.advance(match_id)
 
     def add_bots(
@@ -130,7 +133,14 @@ class MatchService:
             raise Forbidden("not_owner", "the token is not this match's owner token")
 
     def _take_seat(
-        self, match_id: str, name: Optional[str], *, bot: bool, token_hash: Optional[str], level: Optional[str] = None
+        self,
+        match_id: str,
+        name: Optional[str],
+        *,
+        bot: bool,
+        token_hash: Optional[str],
+        level: Optional[str] = None,
+        randomness: Optional[str] = None,
     ) -> int:
         """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
         for _ in range(JOIN_ATTEMPTS):
@@ -146,10 +156,14 @@ class MatchService:
                 "bot": bot,
                 "token_hash": token_hash,
             }
+            if randomness is not None and not bot:
+                joined["randomness"] = randomness
             events: list[dict] = [{**joined, "level": level} if bot else joined]
             state = loaded.state
             if seat == rooms.SEATS - 1:
-                started, state = self._start_events(loaded)
+                parts = loaded.room.seat_parts()
+                parts[seat] = randomness if not bot else None
+                started, state = self._start_events(loaded, parts)
                 events += started
             try:
                 self._append(loaded, events, state)
@@ -158,19 +172,25 @@ class MatchService:
                 continue
         raise Busy("busy", "too many simultaneous joins, retry", retry_after=1)
 
-    @staticmethod
-    def _start_events(loaded: Loaded) -> tuple[list[dict], Any]:
+    def _start_events(self, loaded: Loaded, seat_parts: list[Optional[str]]) -> tuple[list[dict], Any]:
         """start_match then the first start_hand (seat 0, the first to join, deals first: K-11), and
         the state after them."""
-        start = {
+        start: dict[str, Any] = {
             "action": "start_match",
             "variant": loaded.room.variant,
             "options": loaded.room.options,
             "first_dealer": 0,
         }
+        if loaded.room.wall_commitment is not None:
+            start["wall_commitment"] = loaded.room.wall_commitment
         started, state = engine.step(loaded.state, start)
-        dealt, state = engine.step(state, _deal_command())
+        dealt, state = engine.step(state, self._deal_command(loaded, state, seat_parts))
         return started + dealt, state
+
+    def _deal_command(self, loaded: Loaded, state: Any, seat_parts: list[Optional[str]]) -> dict:
+        """The next hand's deal: the server's committed part and every seat's (G-11 joint walls)."""
+        committed = loaded.room.wall_commitment
+        return _deal_command(self.repo.keyring, loaded.match_id, committed, state.hands_played + 1, seat_parts)
 
     # -- settings of a match (correspondence play) ----------------------------------
     def set_orders(self, match_id: str, seat: int, auto_pass: bool, auto_discard: bool) -> Loaded:
@@ -386,7 +406,7 @@ class MatchService:
             return None
         state = loaded.state
         if state.needs_new_hand:
-            return _deal_command()
+            return self._deal_command(loaded, state, loaded.room.seat_parts())
         for seat in engine.pending_seats(state):
             if loaded.room.is_bot(seat):
                 return {**engine.bot_action(state, seat, loaded.room.bot_level(seat)), "seat": seat}
@@ -500,5 +520,8 @@ def version_conflict(current: int) -> VersionConflict:
     return VersionConflict(current)
 
 
-def _deal_command() -> dict:
-    return {"action": "start_hand", "seed": secrets.token_hex(32)}
+def _deal_command(
+    keyring: Any, match_id: str, committed: Optional[str], hand: int, seat_parts: list[Optional[str]]
+) -> dict:
+    """The deal command (a module function: tests put fixed deals here)."""
+    return walls.deal_command(keyring, match_id, committed, hand, seat_parts)

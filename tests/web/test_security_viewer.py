@@ -36,7 +36,9 @@ def test_markup_names_render_inertly_in_the_viewer(tmp_path):
             page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(f"http://127.0.0.1:{httpd.server_port}/replay/{match_id}?seat=all")
-            page.wait_for_function("document.querySelector('#slider') && +document.querySelector('#slider').max > 0")
+            page.wait_for_function(
+                "() => document.querySelector('#slider') && +document.querySelector('#slider').max > 0"
+            )
             for _ in range(5):  # step through a few frames: names are drawn on every one
                 page.keyboard.press("End")
                 page.keyboard.press("Home")

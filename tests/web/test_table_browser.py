@@ -17,6 +17,8 @@ from test_web_browser import browser, contexts, server  # noqa: F401 - fixtures
 
 import engine
 import service.usecases.play
+from audit_support import rows_of
+import service.usecases.walls
 
 pytestmark = BROWSER_MARKS
 
@@ -27,10 +29,11 @@ G2 = ["E", "S", "W", "N"]  # the dealer sits East, its 下家 South … (G-2)
 def seeded_deals(monkeypatch, label: str) -> None:
     """Every hand the service deals comes from a fixed seed (printed on failure through the label)."""
     counter = iter(range(1_000))
+    monkeypatch.setattr(service.usecases.walls, "commitment", lambda *args: None)  # dealt from seeds, not joint walls
     monkeypatch.setattr(
         service.usecases.play,
         "_deal_command",
-        lambda: {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{next(counter)}".encode()).hexdigest()},
+        lambda *args: {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{next(counter)}".encode()).hexdigest()},
     )
 
 
@@ -53,8 +56,7 @@ def finished_match(app, monkeypatch, label: str, variant: str, options: dict, na
 def export_rows(page, base, match_id) -> list[dict]:
     reply = page.request.get(f"{base}/api/matches/{match_id}/export?format=ndjson")
     assert reply.ok, reply.status
-    rows = [json.loads(line) for line in reply.text().splitlines() if line.strip()]
-    return [r for r in rows if "type" in r]  # the stored events (a signed record adds lines of its own)
+    return rows_of(reply.text())  # the rows, without the signed heads
 
 
 def open_final_settlement(page, base, match_id, token) -> None:
@@ -345,7 +347,7 @@ def test_a_wait_that_cannot_win_says_which_rule_k4(server, contexts, monkeypatch
         "wild": None,
     }
     monkeypatch.setattr(
-        service.usecases.play, "_deal_command", lambda: {"action": "start_hand", "preset": dict(preset)}
+        service.usecases.play, "_deal_command", lambda *args: {"action": "start_hand", "preset": dict(preset)}
     )
     svc = app.extensions["tilefold"]
     match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
@@ -379,7 +381,7 @@ def test_phone_hand_tiles_are_touch_targets_and_the_table_counts_tiles(server, a
         "wild": "5s",
     }
     monkeypatch.setattr(
-        service.usecases.play, "_deal_command", lambda: {"action": "start_hand", "preset": dict(preset)}
+        service.usecases.play, "_deal_command", lambda *args: {"action": "start_hand", "preset": dict(preset)}
     )
     live, owner, _ = svc.create("hanshan", {"hands": 1})
     _, live_token, _ = svc.join(live, "Alice")

@@ -619,3 +619,24 @@ def test_my_matches_hears_a_seat_taken_in_another_tab(server, contexts):
     my.wait_for_selector(f"li[data-match='{match_id}']", timeout=10000)
     plain = [t for t, url in asked if t >= started and "wait=" not in url]
     assert plain, f"no plain GET after the join in the other tab: {asked}"
+
+
+def test_G11_each_browser_s_randomness_goes_into_the_wall(server, contexts):
+    """Given four browsers that create and join a match on the pages (home.js, join.js), then each
+    seat's part of the walls was made in its browser (crypto.getRandomValues, kept in its
+    localStorage), is the part its seat_joined records and the part hand 1 was dealt with, and the
+    table says the seat's randomness went into the wall."""
+    base, app = server
+    match_id, pages = four_players(contexts, base, "koudiandian", False)
+    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    events = engine_events(stored)
+    joined = {e.payload["seat"]: e.payload.get("randomness") for e in stored if e.type == "seat_joined"}
+    started = next(e for e in events if e["type"] == "hand_started")
+    for seat, page in pages.items():
+        made = page.evaluate(f"localStorage.getItem('tf-wall-part-{match_id}')")
+        assert made and re.fullmatch(r"[0-9a-f]{64}", made), made
+        assert joined[seat] == made and started["wall_parts"]["seats"][seat] == made
+        page.wait_for_selector("#wall-part:not([hidden])")
+        line = page.text_content("#wall-part")
+        assert made[:12] in line and "went into this hand's wall" in line, line
+    assert len(set(joined.values())) == 4  # four browsers, four different parts

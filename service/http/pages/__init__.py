@@ -7,6 +7,7 @@ Bearer token. The routes here only render pages and move tokens into cookies.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -27,6 +28,7 @@ from . import auth, mine
 from .links import invite_url
 
 blp = Blueprint("pages", __name__, template_folder="templates")
+RANDOMNESS_TEXT = re.compile(r"[0-9a-f]{64}")
 
 
 def install(app: Flask) -> None:
@@ -159,8 +161,12 @@ def _create(svc, variant: str, options: dict, deadline):
 def join(match_id):
     """Take the next seat with a display name; the seat token goes into an HttpOnly cookie."""
     _check_csrf()
-    name = str(_body().get("name", "")).strip()[:40] or "Player"
-    seat, token, _ = service().join(match_id, name)
+    body = _body()
+    name = str(body.get("name", "")).strip()[:40] or "Player"
+    randomness = body.get("randomness")  # the page's part of the walls (crypto.getRandomValues)
+    if randomness is not None and (not isinstance(randomness, str) or RANDOMNESS_TEXT.fullmatch(randomness) is None):
+        raise ApiError(400, "invalid_body", "randomness must be 32 bytes as 64 lower-case hex digits")
+    seat, token, _ = service().join(match_id, name, randomness)
     response = jsonify({"seat": seat, "play": f"/play/{match_id}"})
     _set(response, auth.seat_cookie(match_id), token)
     return response, 201

@@ -22,7 +22,7 @@ blp = Blueprint(
 @errors(blp, 404, 409, 413, 503)
 def join(data, match_id):
     """Take the next free seat; the answer carries the seat token, shown only once, and its play_url."""
-    seat, token, loaded = service().join(match_id, data["name"].strip() or "Player")
+    seat, token, loaded = service().join(match_id, data["name"].strip() or "Player", data.get("randomness"))
     return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "match": summary(loaded)}
 
 

@@ -32,7 +32,7 @@
       const made = await api("POST", "/web/matches", body);
       const name = form.name.value.trim();
       if (name || form.bots.checked) {
-        await api("POST", `/web/matches/${made.id}/join`, { name: name || "我 Me" });
+        await api("POST", `/web/matches/${made.id}/join`, { name: name || "我 Me", randomness: window.TF.wallPart(made.id) });
         window.TF.seatsChanged();
       }
       if (form.bots.checked) await api("POST", `/api/matches/${made.id}/bots`, {});

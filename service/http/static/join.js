@@ -24,7 +24,7 @@
     const name = document.getElementById("join-name").value.trim();
     if (!name) { toast("请填名字 please enter a name"); return; }
     try {
-      const joined = await api("POST", `/web/matches/${matchId}/join`, { name });
+      const joined = await api("POST", `/web/matches/${matchId}/join`, { name, randomness: window.TF.wallPart(matchId) });
       window.TF.seatsChanged();
       location.href = joined.play;
     } catch (err) { toast("入座失败 could not join: " + err.message); load(); }

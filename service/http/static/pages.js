@@ -60,5 +60,14 @@
   const MOVE = { hand_started: ["开局", "dealt"], discarded: ["打出", "discarded"], punged: ["碰", "punged"],
                  konged: ["杠", "konged"], ting_declared: ["报听", "declared ready"], won: ["胡", "won"],
                  hand_ended: ["本局结束", "hand over"], match_ended: ["终局", "match over"] };
-  root.TF = { api, el, bi, toast, REGISTRY, VARIANTS, WINDS, WILD, left, MOVE, csrf, seatsChanged, SEATS_KEY };
+  // This browser's part of every hand's wall (G-11 joint walls): 32 bytes from crypto.getRandomValues,
+  // sent once when the seat is taken; kept per match so the table can show it went into the wall.
+  function wallPart(matchId) {
+    const bytes = new Uint8Array(32);
+    crypto.getRandomValues(bytes);
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    try { localStorage.setItem("tf-wall-part-" + matchId, hex); } catch (e) { /* private mode: shown from the server's view */ }
+    return hex;
+  }
+  root.TF = { api, el, bi, toast, REGISTRY, VARIANTS, WINDS, WILD, left, MOVE, csrf, seatsChanged, SEATS_KEY, wallPart };
 })(window);

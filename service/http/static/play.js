@@ -117,6 +117,17 @@
     return selected && view.legal_actions.some((a) => a.action === "discard" && a.tile === selected) ? selected : null;
   }
 
+  // G-11 joint walls: say that this seat's randomness went into the wall (docs/AUDIT.md)
+  function renderWallPart() {
+    const info = view.randomness || {}, line = $("wall-part");
+    line.hidden = info.protocol !== "joint" || seat === null;
+    if (line.hidden) return;
+    line.textContent = info.seat_part
+      ? `你的随机数 ${info.seat_part.slice(0, 12)}… 已混入每一局的牌墙 · Your randomness ${info.seat_part.slice(0, 12)}… went into this hand's wall, with the server's committed part (checkable after the hand: tilefold verify)`
+      : "此座位未提供随机数 · This seat added no randomness: the wall rests on the server's committed part and the other seats'";
+    line.dataset.part = info.seat_part || "";
+  }
+
   function renderStatus() {
     const v = view.view, hand = v.hand;
     const variant = VARIANTS[v.variant];
@@ -125,6 +136,7 @@
     const number = hand ? hand.number : v.hands_played;
     $("hand-info").textContent = `第${number}局 hand ${number} / ${total} · 底分 base ${v.options.base}`;
     $("wall").textContent = hand ? `牌墙 wall ${hand.wall_count}` : "";
+    renderWallPart();
     const wild = $("wild");
     wild.replaceChildren();
     if (hand && hand.wild) {
