@@ -2,7 +2,7 @@
 one shell (bash -euo pipefail) in a fresh working directory, with TILEFOLD_DB set (a fresh
 PostgreSQL schema, or a SQLite file when no PostgreSQL server can start) and only the documented
 ports (8001, 8002, 9101, 9102) changed to free ones. Bounded: two nodes started, one stopped, one
-reloaded, about a minute.
+reloaded, a backup taken and restored, about a minute.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "OPERATIONS.md"
 MARKED = re.compile(r"<!-- run: ([\w-]+) -->\n```sh\n(.*?)```", re.S)
 PORTS = ("8001", "8002", "9101", "9102")
-ORDER = ["start", "ready", "metrics", "stop", "reload", "upgrade", "shutdown"]
+ORDER = ["start", "ready", "metrics", "stop", "reload", "upgrade", "backup", "shutdown"]
 
 pytestmark = pytest.mark.skipif(not shutil.which("curl"), reason="the blocks use curl")
 
@@ -86,6 +86,7 @@ def test_the_operations_page_runs_as_written(tmp_path, database):
     out = run.stdout
     assert out.count('{"status":"ready","checks":{"database":"ok"}}') >= 3  # both nodes, then A after its reload
     assert '"pending": false' in out
+    assert out.count('"verified": true') == 2  # the backup, then its restore into an empty file
     assert re.search(r'^tilefold_requests_total\{route="/readyz",status="200"\} [1-9]', out, re.M)
     assert "worker_stopping" in logs["node-b.log"] and "worker_stopping" in logs["node-a.log"]
     assert "Handling signal: hup" in logs["node-a.log"]
