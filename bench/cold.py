@@ -1,4 +1,4 @@
-"""Cold loads: GET /api/matches/<id> of a match in no cache, against the same GET warm (#15).
+"""Cold loads: GET /api/matches/<id> of a match in no cache, against the same GET warm.
 
 Run: python bench/cold.py [--repeats 30] [--every N]. About a minute.
 

@@ -1,4 +1,4 @@
-"""Cost of the hash-chain check on a cold load (issue 13): median cold-load time of one finished match,
+"""Cost of the hash-chain check on a cold load: median cold-load time of one finished match,
 with `MatchRepository.check_integrity` and without it, measured in the same run; prints the ratio.
 
     python bench/integrity.py [HANDS] [ROUNDS]

@@ -1,4 +1,4 @@
-"""Replay pages (#15): time to the first frame and peak memory for 4-, 64- and 256-hand matches.
+"""Replay pages: time to the first frame and peak memory for 4-, 64- and 256-hand matches.
 
 Run: python bench/replay.py. About a minute.
 

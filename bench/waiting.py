@@ -1,4 +1,4 @@
-"""Waiting players (#15): 2,000 idle SSE streams + 2,000 idle long-polls while 16 clients play.
+"""Waiting players: 2,000 idle SSE streams + 2,000 idle long-polls while 16 clients play.
 
 Run: python bench/waiting.py [--seconds 10] [--rounds 2] [--streams 2000] [--polls 2000]. About
 three minutes. Needs aiohttp (a bench-only dependency: pip install aiohttp).

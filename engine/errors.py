@@ -10,7 +10,7 @@ from engine.variants import get
 
 
 class IllegalAction(Exception):
-    """A command the rules do not allow now. `code` is stable; `rule` names a RULINGS.md id."""
+    """A command the rules do not allow now. `code` is stable; `rule` names a rule id of docs/RULES.md."""
 
     def __init__(self, code: str, message: str, rule: Optional[str] = None):
         super().__init__(message)

@@ -188,7 +188,7 @@ def redact(event: dict[str, Any], viewer: Viewer) -> Optional[dict[str, Any]]:
         return event
     if hidden_from(event, viewer):
         return None
-    if DECISION in event:  # who was asked / may rob / the waits: secret while the match runs (issue 13/14)
+    if DECISION in event:  # who was asked / may rob / the waits: secret while the match runs
         event = {k: v for k, v in event.items() if k != DECISION}
     kind_ = event.get("type")
     if kind_ == "hand_started":

@@ -56,12 +56,12 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
     app.extensions["tilefold_ticker"] = Ticker(app.extensions["tilefold"], interval=app.config["TICK_INTERVAL"])
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
-    limits.install(app)  # per-address rate limits on create, import, join, score (issue 13)
+    limits.install(app)  # per-address rate limits on create, import, join, score
     headers.install(app)  # CSP, frame-ancestors, X-Frame-Options, nosniff on every answer
     observe.install(app)  # request ids, the access log, request metrics, /healthz, /readyz, /metrics
     proxies.install(app)  # the client's address behind TILEFOLD_TRUSTED_PROXIES proxies
     app.before_request(_refuse_oversized_streams)
-    app.before_request(strict_json.check_body)  # lone surrogates, >4,300-digit integers: 400 (issue 13)
+    app.before_request(strict_json.check_body)  # lone surrogates, >4,300-digit integers: 400
     return app
 
 

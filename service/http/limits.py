@@ -1,5 +1,5 @@
 """Rate limits per client address (flask-limiter), on the calls an attacker can repeat cheaply
-to fill the database or burn CPU: match creation, imports, joins and score calls (issue 13).
+to fill the database or burn CPU: match creation, imports, joins and score calls.
 
 Settings (docs/API.md): TILEFOLD_RATE_LIMITS (on by default; off when TESTING unless a test sets
 RATE_LIMITS), TILEFOLD_RATE_LIMIT_CREATE / _IMPORT / _JOIN / _SCORE (flask-limiter strings such

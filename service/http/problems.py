@@ -155,7 +155,7 @@ def handle_idempotency(error: IdempotencyMismatch) -> Response:
 
 
 def handle_illegal(error: Exception) -> Response:
-    """engine.IllegalAction: 422 with the engine's reason code and the rule (RULINGS.md id, or null)."""
+    """engine.IllegalAction: 422 with the engine's reason code and the rule (rule id (docs/RULES.md), or null)."""
     return problem(
         422, "illegal_action", str(error), reason=getattr(error, "code", None), rule=getattr(error, "rule", None)
     )

@@ -46,7 +46,7 @@ class ProblemSchema(Schema):
     code = fields.String(metadata={"description": "stable error code, e.g. version_conflict"})
     current_version = fields.Integer(metadata={"description": "409 version_conflict only"})
     rule = fields.String(
-        allow_none=True, metadata={"description": "422 illegal_action: the RULINGS.md rule that forbids it"}
+        allow_none=True, metadata={"description": "422 illegal_action: the rule id (docs/RULES.md) that forbids it"}
     )
     reason = fields.String(metadata={"description": "422 illegal_action: the engine's code"})
     errors = fields.Raw(metadata={"description": "400 invalid_body: errors per field"})

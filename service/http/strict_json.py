@@ -1,4 +1,4 @@
-"""Request bodies that parse as JSON but cannot be stored or answered: refused with 400 (issue 13).
+"""Request bodies that parse as JSON but cannot be stored or answered: refused with 400.
 
 The standard library reads `"a\\ud800b"` (a lone surrogate, which UTF-8 cannot encode, so the store
 would fail on it) and refuses integers longer than 4,300 digits with a ValueError (CPython's

@@ -51,7 +51,7 @@ def optional_viewer(loaded: Loaded) -> Optional[int]:
 
     Any Authorization header must be a valid seat token of this match: `Basic x`, `Bearer ` or
     garbage is 401, another token 403 — never the public feed, which the owner may have turned
-    off (issue 13: the spectating switch was bypassed by sending any header)."""
+    off (the spectating switch was bypassed by sending any header)."""
     if "Authorization" not in request.headers:
         return None
     token = bearer_token()

@@ -127,7 +127,7 @@ class MatchRepository:
         self.keyring = keyring  # signs hand and match ends (service/usecases/signing.py); None: unsigned
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
-        self._verified: dict[str, int] = {}  # match id -> rows after this version were checked (issue 13)
+        self._verified: dict[str, int] = {}  # match id -> rows after this version were checked
 
     def load(self, match_id: str) -> Loaded:
         """The match at its latest version; NotFound when there is no such match.
@@ -139,7 +139,7 @@ class MatchRepository:
         metrics.MATCH_LOADS.labels("cold" if cold else "hit").inc()
         if cold:
             cached = self._from_snapshot(match_id)
-            # issue 13: the rows this load folds (after the snapshot); read() checks older rows
+            # The rows this load folds (after the snapshot); read() checks older rows
             # before it serves them, so no row reaches a client unchecked.
             self.check_integrity(match_id, cached.version if cached else 0)
         after = cached.version if cached else 0
@@ -172,7 +172,7 @@ class MatchRepository:
         return self._fold(match_id, start, new)
 
     def check_integrity(self, match_id: str, after: int = 0) -> None:
-        """Each row's hash against the chain (issue 13), when a match is loaded from disk (cold).
+        """Each row's hash against the chain, when a match is loaded from disk (cold).
 
         A row edited inside the database file (its triggers dropped and restored) no longer matches
         its hash, or breaks the chain after it: 503 and a logged error instead of a forged state.
@@ -258,7 +258,7 @@ class MatchRepository:
         return result
 
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
-        """Rows after `after` (up to `until`), each checked against the chain once per worker (issue 13)."""
+        """Rows after `after` (up to `until`), each checked against the chain once per worker."""
         limit = None if until is None else max(0, until - after)
         if limit == 0:
             return []

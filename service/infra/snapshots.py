@@ -10,7 +10,7 @@ of the state's classes: a snapshot of any other format is ignored (and a new one
 
 Snapshots are pickles of (MatchState, Room, the per-viewer numbering as raw bytes) written only by this service into its own database
 (never imported: an import stores events only); docs/STORE.md, "Snapshots". Each row is sealed to
-the hash chain (issue 13): the store keeps the hash of the event row at the snapshot's version and
+the hash chain: the store keeps the hash of the event row at the snapshot's version and
 a seal over its bytes bound to that hash, and checks both before handing the bytes over, so an
 edited snapshot row is never unpickled: the load answers 503 `integrity_error` with a logged error,
 as for an edited event row. The bytes are then unpickled with only the state's own classes

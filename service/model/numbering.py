@@ -1,4 +1,4 @@
-"""Per-viewer versions (issue 13): each viewer counts only the events it may see.
+"""Per-viewer versions: each viewer counts only the events it may see.
 
 A match's stream has one global numbering (1, 2, 3 ... as stored). While a G-6 claim, G-7 rob or
 H-4 报听 window is open, an asked seat's answer is appended but hidden from everybody else

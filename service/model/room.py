@@ -16,7 +16,7 @@ ORDERS_SET = "orders_set"  # a seat's standing orders (service/model/orders.py)
 WEBHOOK_SET = "webhook_set"  # a seat (un)registered a webhook; URL and secret live in tf_webhooks
 SPECTATING_SET = "spectating_set"  # the owner turned spectating on or off
 SEAT_REISSUED = "seat_reissued"  # the owner issued a fresh invite for a seat: a new token, the old one stops working
-#: the H-4 报听 window at the deal closed on an answer nobody else sees (issue 13, per-viewer
+#: the H-4 报听 window at the deal closed on an answer nobody else sees (per-viewer
 #: versions): the one event that tells the table it moved on (no engine event follows the last
 #: answer there, unlike a G-6/G-7 window's resolution); it changes no room state
 WINDOW_CLOSED = "window_closed"

@@ -1,4 +1,4 @@
-"""Service events of an imported log, checked with the live endpoints' schemas (issue 13).
+"""Service events of an imported log, checked with the live endpoints' schemas.
 
 An imported log is stored as it came, so each service event's payload must be one that the live
 endpoints could have written: the same marshmallow fields (a join's name as on POST .../seats, a

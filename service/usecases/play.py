@@ -122,7 +122,7 @@ class MatchService:
             except Conflict:
                 if not seats:
                     raise
-                break  # joins took the remaining seats meanwhile: answer with the bots seated (issue 13)
+                break  # joins took the remaining seats meanwhile: answer with the bots seated
         return seats, self.advance(match_id)
 
     @staticmethod
@@ -367,7 +367,7 @@ class MatchService:
 
     def heal(self, match_id: str) -> None:
         """Advance a match whose deal or bot moves were never written (a worker killed between its
-        two appends), so any read moves it on, not only the acting client's keyed retry (issue 13).
+        two appends), so any read moves it on, not only the acting client's keyed retry.
         Costs a cached load and a look at the state when nothing is due."""
         loaded = self.repo.load(match_id)
         if not loaded.started or loaded.over:
@@ -445,7 +445,7 @@ class MatchService:
 
     def deadlines_for(self, loaded: Loaded, viewer: Optional[int] = None) -> list[dict]:
         """The pending decisions' starts and deadlines `viewer` may know of (in a window only its own:
-        engine.public_pending, issue 13; [] without move deadlines)."""
+        engine.public_pending; [] without move deadlines)."""
         if not loaded.room.deadline_seconds or not loaded.started or loaded.over:
             return []
         return self.decisions.for_view(stream_of(loaded.match_id), engine.public_pending(loaded.state, viewer))
@@ -471,7 +471,7 @@ def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:
     报听 window at the deal, a `window_closed` service event after them. The answers in that window
     are hidden from everyone but the seat answering (engine.hidden_from) and no engine event
     follows the last one, so without it nobody else's version would move (service/model/numbering.py)
-    and the dealer's long-poll or stream would never learn that it may discard (issue 13)."""
+    and the dealer's long-poll or stream would never learn that it may discard."""
     if before.phase == TING and after.phase != TING:
         return new + [{"type": rooms.WINDOW_CLOSED, "window": TING}]
     return new

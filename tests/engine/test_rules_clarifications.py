@@ -1,4 +1,4 @@
-"""The "Clarifications" section of RULINGS.md, one given / when / then test per clarification id."""
+"""The "Clarifications" of docs/RULES.md, one given / when / then test per clarification id."""
 
 from __future__ import annotations
 
@@ -182,7 +182,7 @@ def test_K13_a_self_drawn_wild_scores_the_highest_wait_other_than_the_wild_kind(
     # given 耗子 9m; the 13 other tiles 123s EEE 456p 44p 78m wait on 6m and, as a natural tile, on 9m
     # when the drawn 9m (a wild) completes the hand
     result = kdd_win("123sEEE456p44p78m9m", "9m", wild="9m", wilds=True)
-    # then it scores as 6m (the highest wait other than 9m): 6 x 2, not 9 x 2 (the bug of issue 14)
+    # then it scores as 6m (the highest wait other than 9m): 6 x 2, not 9 x 2 (the version-1 reading)
     assert (result["points"], result["multiplier"], result["value"]) == (6, 2, 12)
 
 

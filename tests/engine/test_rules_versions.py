@@ -1,4 +1,4 @@
-"""Rules versions (issue 14): a match keeps the rules it was played under; old logs fold, verify, replay."""
+"""Rules versions: a match keeps the rules it was played under; old logs fold, verify, replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The variant registry (issue 14): one entry per rule set; a toy third variant plays, folds and audits."""
+"""The variant registry: one entry per rule set; a toy third variant plays, folds and audits."""
 
 from __future__ import annotations
 

@@ -938,7 +938,7 @@ def test_snapshots_round_trip_and_roll(store):
 
 
 def test_a_snapshot_is_sealed_to_the_event_row_at_its_version(store):
-    """Issue 13: a snapshot needs an event row at its version to be sealed to."""
+    """A snapshot needs an event row at its version to be sealed to."""
     needs(store, "save_snapshot")
     with pytest.raises(ValueError):
         store.save_snapshot("m", 1, "k1", b"nothing to seal to")
@@ -963,7 +963,7 @@ def test_a_snapshot_is_sealed_to_the_event_row_at_its_version(store):
     ],
 )
 def test_an_edited_snapshot_row_is_refused_before_its_bytes_are_used(backend, store, edit, reason):
-    """Issue 13: given a sealed snapshot at v2, when its row (bytes, version, chain hash, seal) or the
+    """Given a sealed snapshot at v2, when its row (bytes, version, chain hash, seal) or the
     event row it is sealed to is edited behind the store's back, then loading it raises ForgedSnapshot."""
     from events import ForgedSnapshot
 

@@ -246,7 +246,7 @@ def audit(ledger: Ledger, db: str) -> dict:
         assert stored_key in keys, f"acknowledged action not in the store: {act}"
         stream, result = keys[stored_key]
         assert stream == "match-" + act["match"]
-        # the answer's versions are in the seat's own numbering (issue 13), the store's are global
+        # the answer's versions are in the seat's own numbering, the store's are global
         told = numbered(store, stream).range(result["first_version"], result["last_version"], act["seat"])
         assert told == (act["first"], act["last"]), act
         assert act["first"] == act["if_match"] + 1, f"accepted against a stale version: {act}"

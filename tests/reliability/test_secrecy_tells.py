@@ -1,4 +1,4 @@
-"""Tells (issue 13): nobody but the asked seat learns who is asked in a G-6 claim, G-7 rob or H-4 报听
+"""Tells: nobody but the asked seat learns who is asked in a G-6 claim, G-7 rob or H-4 报听
 window, what it answered, or that it could have claimed — in views, summaries, spectator views,
 feeds, SSE frames, webhooks and replay frames of matches in play.
 
@@ -83,7 +83,7 @@ def tell_app(tmp_path):
 
 @pytest.mark.parametrize("variant,seed", [("koudiandian", 1), ("hanshan", 2), ("hanshan", 5)])
 def test_four_random_humans_see_no_tell_in_any_response(tell_app, variant, seed):
-    """Done when (issue 13): every response of every seat, the spectator and the public, in every window."""
+    """Secrecy: every response of every seat, the spectator and the public, in every window."""
     from conftest import MatchClient, flask_transport
 
     client = tell_app.test_client()
@@ -242,7 +242,7 @@ def test_G6_decision_notices_go_only_to_the_seats_asked_and_carry_no_other_seat(
         assert set(notice) == {"notice_id", "kind", "match", "seat", "version", "phase", "actions", "deadline"}
 
 
-# ---- per-viewer versions (issue 13): an answer in an open window changes nothing anyone else sees ----
+# ---- per-viewer versions: an answer in an open window changes nothing anyone else sees ----
 #
 # Every version a viewer sees counts only the events it may see (service/model/numbering.py), so while a
 # G-6 claim, G-7 rob or H-4 报听 window is open, an asked seat's answer moves no other viewer's
@@ -329,7 +329,7 @@ class Table:
 
 
 def consecutive(feed: dict, after: int = 0) -> None:
-    """A feed's numbered versions run after+1 .. its version with no gap (issue 13); unnumbered
+    """A feed's numbered versions run after+1 .. its version with no gap; unnumbered
     events only once the match is over (what the viewer could not see in play)."""
     numbered = [e["version"] for e in feed["events"] if e["version"] is not None]
     assert numbered == list(range(after + 1, after + 1 + len(numbered))), numbered
@@ -511,7 +511,7 @@ DEALS = {"claims": (HS_HANDS, "7s7s1p")}  # a preset deals every hand alike (sea
 def test_four_random_humans_an_answer_in_an_open_window_changes_nothing_for_the_others(
     sqlite_table_app, preset, variant, deal, hands, seed
 ):
-    """Issue 13 (G-6, G-7, H-4), four random legal human clients, each round acting on the versions
+    """Secrecy (G-6, G-7, H-4), four random legal human clients, each round acting on the versions
     read at its start: whenever an action appends only events hidden from a viewer (an answer in a
     window that stays open, a robbable kong's declaration), that viewer's version, ETag, 304,
     feeds and SSE stay the same (window answers: every response body), a long-poll does not wake,

@@ -1,4 +1,4 @@
-"""Access and bad input found by the outside attacker of issue 13: each test fails without its fix."""
+"""Access and bad input an outside attacker tried: each test fails without its fix."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ PRIVATE = [
     "http://10.1.2.3/x",
     "http://[::1]/x",
     "http://169.254.169.254/latest/meta-data",
-    # issue 13: every form the system's resolver reads as a private IPv4 address
+    # Every form the system's resolver reads as a private IPv4 address
     "http://127.1/x",
     "http://2130706433/x",
     "http://0x7f000001/x",
@@ -41,7 +41,7 @@ def test_public_literal_passes_and_an_unresolvable_name_waits_for_delivery():
 
 @pytest.mark.parametrize("url", PRIVATE[6:])
 def test_registration_refuses_every_form_of_a_private_address(tmp_path, url):
-    """Issue 13: registration used a literal check that missed 127.1, 2130706433, NAT64 …; now the delivery check."""
+    """Registration used a literal check that missed 127.1, 2130706433, NAT64 …; now the delivery check."""
     from service.app import create_app
 
     app = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True, "WEBHOOK_WORKER": False})

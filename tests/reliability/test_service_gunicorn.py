@@ -31,7 +31,7 @@ def test_one_human_three_bots_over_http(server):
     assert summary["status"] == "over" and sum(summary["scores"]) == 0
     assert [s["bot"] for s in summary["seats"]] == [False, True, True, True]
     feed = api.events(match_id, token).body
-    # versions per viewer (issue 13): the seat's feed counts in the seat's numbering, as its view does
+    # versions per viewer: the seat's feed counts in the seat's numbering, as its view does
     assert feed["viewer"] == "all" and feed["version"] == api.view(match_id, token).body["version"]
     assert [e["version"] for e in feed["events"] if e["version"] is not None] == list(range(1, feed["version"] + 1))
     spec = requests.get(server + "/api/openapi.json", timeout=5).json()

@@ -96,7 +96,7 @@ def test_sse_reconnects_with_last_event_id_and_misses_nothing(server):
     assert seat_reader.ended and public_reader.ended
     assert seat_reader.connections >= 2 and public_reader.connections >= 2, "no reconnection happened"
     assert seat_reader.heartbeats > 0 and public_reader.heartbeats > 0
-    # issue 13: each reader counts in its own numbering (the seat's, the public's): every event it
+    # Each reader counts in its own numbering (the seat's, the public's): every event it
     # may see, numbered without gaps; once over a seat's feed adds the rest unnumbered
     for reader, viewer_token in ((seat_reader, token), (public_reader, None)):
         full = api.events(match_id, viewer_token).body

@@ -1,4 +1,4 @@
-"""#15: the store under gunicorn's gevent worker (monkey-patched threading) keeps its promises.
+"""The store under gunicorn's gevent worker (monkey-patched threading) keeps its promises.
 
 The durability tests (tests/events/test_store_durability.py) and the SQLite store suite run again in a child
 process with gevent's monkey patching, as a gevent worker runs: a write still returns only after

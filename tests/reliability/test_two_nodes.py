@@ -276,7 +276,7 @@ def audit(url: str, cluster: Cluster, matches: list[str]) -> None:
             stored_key = f"match-{act['match']}:seat-{act['seat']}:{act['key']}"
             assert stored_key in keys, f"acknowledged action not in the store: {act}"
             stream, result = keys[stored_key][0], json.loads(keys[stored_key][1])
-            # the answer's versions are in the seat's own numbering (issue 13), the store's are global
+            # the answer's versions are in the seat's own numbering, the store's are global
             told = numbered(store, stream).range(result["first_version"], result["last_version"], act["seat"])
             assert told == (act["first"], act["last"]), act
             assert act["first"] == act["if_match"] + 1, f"accepted against a stale version: {act}"

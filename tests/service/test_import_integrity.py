@@ -1,4 +1,4 @@
-"""Import and audit integrity (issue 13): malformed service events, unverified deals, read-only imports,
+"""Import and audit integrity: malformed service events, unverified deals, read-only imports,
 rows edited inside the database file."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ MALFORMED = {
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_malformed_service_events_are_refused_with_422_and_nothing_is_stored(app, client, done, case):
-    """Issue 13: the live endpoints' schemas on import; before the fix some gave 500 and broke the list."""
+    """The live endpoints' schemas on import; before the fix some gave 500 and broke the list."""
     app.config["MAX_IMPORT_BYTES"] = 8 << 20
     match_id, _, _ = done
     type_, change = MALFORMED[case]
@@ -106,7 +106,7 @@ def test_a_preset_deal_does_not_pass_verify_as_fair_and_is_refused_on_import(app
 
 
 def test_an_imported_match_is_read_only_and_its_stream_stays_byte_identical(app, client, done):
-    """Issue 13: joins, bots, actions, orders, webhooks, spectating on an imported match: 409 match_over."""
+    """Joins, bots, actions, orders, webhooks, spectating on an imported match: 409 match_over."""
     match_id, owner, token = done
     body = client.get(f"/api/matches/{match_id}/export").data
     new_id = client.post("/api/matches/import", data=body).get_json()["id"]
@@ -148,7 +148,7 @@ def _edit_row_in_file(db: str, stream: str, version: int, change) -> None:
 
 
 def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path, caplog):
-    """Issue 13: a fresh process loading the match checks each row's hash against the chain → 503."""
+    """A fresh process loading the match checks each row's hash against the chain → 503."""
     from service.app import create_app
 
     match_id, _, _ = played(app)
@@ -215,7 +215,7 @@ def _cold_get_refused(db: str, match_id: str, caplog) -> None:
 
 
 def test_a_snapshot_blob_edited_inside_the_database_file_is_refused_on_load(app, caplog):
-    """Issue 13: given a finished match, when its latest snapshot's bytes are replaced by a forged state
+    """Given a finished match, when its latest snapshot's bytes are replaced by a forged state
     (seat 0 100 points richer) inside the database file, then a cold load answers 503 with a logged
     error, never the forged scores; without the snapshot the genuine events are served again."""
     match_id, _, _ = played(app)
@@ -238,7 +238,7 @@ def test_a_snapshot_blob_edited_inside_the_database_file_is_refused_on_load(app,
 
 @pytest.mark.parametrize("edit", ["version", "chain_hash", "seal"])
 def test_a_snapshot_version_or_hash_edited_inside_the_database_file_is_refused_on_load(app, caplog, edit):
-    """Issue 13: the snapshot's version moved (it would stand for another point of the match), its
+    """The snapshot's version moved (it would stand for another point of the match), its
     chain hash or its seal changed: each no longer matches the chain or its seal: 503, logged."""
     match_id, _, _ = played(app)
     db, stream = app.config["DATABASE"], f"match-{match_id}"
@@ -253,7 +253,7 @@ def test_a_snapshot_version_or_hash_edited_inside_the_database_file_is_refused_o
 
 
 def test_a_resealed_snapshot_pickle_naming_any_other_global_is_refused_unrun(app, caplog, tmp_path):
-    """Issue 13: an attacker who also recomputes the seal (it is not keyed) and stores a pickle that
+    """An attacker who also recomputes the seal (it is not keyed) and stores a pickle that
     would run a command is still refused: only the state's own classes may be unpickled; nothing runs."""
     import os
     import pickle
@@ -319,7 +319,7 @@ def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
 
 @pytest.mark.parametrize("payload,status", [({"window": "ting"}, 201), ({"window": "claim"}, 422), ({}, 422)])
 def test_a_window_closed_service_event_imports_only_in_its_live_shape(app, client, done, payload, status):
-    """Per-viewer versions (issue 13): given an exported finished match with a `window_closed` row
+    """Per-viewer versions: given an exported finished match with a `window_closed` row
     (what the service appends when the H-4 报听 window closes) after its first deal, when it is
     imported, then `{"window": "ting"}` verifies and is stored, any other payload is 422 and nothing
     is stored."""

@@ -87,7 +87,7 @@ def test_a_node_never_serves_a_state_older_than_the_client_saw(nodes):
                 reply = acting.api.act(match_id, token, view.body["legal_actions"][0], view.body["version"])
                 assert reply.status == 200, reply
                 break
-        # versions are per seat (issue 13): the acting seat's view on the other node is the one its
+        # versions are per seat: the acting seat's view on the other node is the one its
         # answer told it, though that node's cache held the match from before the action
         now = other.api.view(match_id, token, If_None_Match=view.headers["ETag"])
         assert now.status == 200 and now.body["version"] == reply.body["view"]["version"] > view.body["version"]
@@ -139,7 +139,7 @@ def test_long_poll_on_one_node_wakes_for_an_action_on_the_other(nodes):
 
 
 def test_chat_long_poll_on_one_node_wakes_for_a_line_posted_on_the_other(nodes):
-    """#15: the chat long-poll waits on the node's WaiterHub, which hears the other node's append
+    """The chat long-poll waits on the node's WaiterHub, which hears the other node's append
     (LISTEN/NOTIFY, with the change feed as a safety net): the line arrives within a few seconds."""
     first, second = nodes
     match_id, _, tokens = first.match(deadline=None)
@@ -164,7 +164,7 @@ def test_chat_long_poll_on_one_node_wakes_for_a_line_posted_on_the_other(nodes):
 
 
 def test_a_snapshot_edited_in_the_database_is_refused_by_a_cold_node(tmp_path, pg_url, caplog):
-    """Issue 13 on PostgreSQL: given a match whose latest snapshot's bytes were replaced inside the
+    """On PostgreSQL: given a match whose latest snapshot's bytes were replaced inside the
     database (triggers off), when another node loads it cold, then 503 `integrity_error`, logged."""
     import logging
 

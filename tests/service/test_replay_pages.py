@@ -1,4 +1,4 @@
-"""#15 bounded replays: frames per hand (pages) from the latest snapshot, a size-bounded cache,
+"""Bounded replays: frames per hand (pages) from the latest snapshot, a size-bounded cache,
 the match length cap for new matches."""
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def test_ting_window_and_claim_window_timeouts_pass(t, preset):
     preset(HANDS, "7s7s1p", wild="N")
     match_id, _, tokens = t.match("hanshan")
     view = t.api.view(match_id, tokens[1]).body
-    assert view["view"]["phase"] == "ting" and view["view"]["pending"] == [1]  # issue 13: only itself
+    assert view["view"]["phase"] == "ting" and view["view"]["pending"] == [1]  # only itself
     overdue(t, match_id, tokens[0])
     passes = t.reasons(match_id, "timeout")
     assert [(e["type"], e["seat"], e["response"], e["window"]) for e in passes] == [

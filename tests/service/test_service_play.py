@@ -32,7 +32,7 @@ def test_four_random_clients_play_to_the_end(api, variant, seed):
     assert sum(summary["scores"]) == 0
     final = [e["payload"] for e in feed["events"] if e["type"] == "match_ended"]
     assert final and final[-1]["scores"] == summary["scores"]
-    # issue 13: numbered in the public's numbering (no gaps); the events the public could not see
+    # Numbered in the public's numbering (no gaps); the events the public could not see
     # in play (window answers, a robbable kong's declaration) come unnumbered once the match is over
     numbered = [e["version"] for e in feed["events"] if e["version"] is not None]
     assert numbered == list(range(1, summary["version"] + 1))

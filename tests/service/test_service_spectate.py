@@ -18,7 +18,7 @@ def t(tmp_path):
 
 def check_public(event: dict, stored) -> None:
     """`event` (spectator feed) against the unredacted stored event: nothing hidden leaks."""
-    assert event["type"] == stored.type  # its version is in the public's numbering (issue 13)
+    assert event["type"] == stored.type  # its version is in the public's numbering
     payload, raw = event["payload"], stored.payload
     if stored.type == "hand_started":
         assert payload["hands"] == [None] * 4 and raw["hands"] != [None] * 4
@@ -41,11 +41,11 @@ def test_spectator_feed_of_a_whole_match_hides_every_secret(t):
     assert t.api.summary(match_id)["status"] == "over"
     feed = t.api.call("GET", f"/api/matches/{match_id}/spectate/events").body
     stored = t.stored(match_id)
-    # issue 13: window answers (responded) and kong_declared are never in the public feed
+    # Window answers (responded) and kong_declared are never in the public feed
     visible = [e for e in stored if e.type in SERVICE or engine.redact({"type": e.type, **e.payload}, None)]
     assert any(e.type == "responded" for e in stored) and not any(e["type"] == "responded" for e in feed["events"])
     assert feed["viewer"] is None and len(feed["events"]) == len(visible) == feed["version"]
-    # the public's own numbering (issue 13): no gap where a hidden event was
+    # the public's own numbering: no gap where a hidden event was
     assert [e["version"] for e in feed["events"]] == list(range(1, len(visible) + 1))
     for event, raw in zip(feed["events"], visible):
         check_public(event, raw)
@@ -66,7 +66,7 @@ def test_spectate_view_of_a_live_match_is_the_engine_public_view(t):
     assert hand["drawn"] is None and all(seat["concealed"] is None for seat in hand["seats"])
     assert body["view"]["legal_actions"] == []
     # the bots played on until the human must decide: its turn (public: seat 0's deadline), or a
-    # claim window asking it, which nobody else may learn of (issue 13: no deadline is shown)
+    # claim window asking it, which nobody else may learn of (no deadline is shown)
     in_window = t.api.view(match_id, tokens[0]).body["view"]["phase"] in WINDOW_PHASES
     assert [d["seat"] for d in body["deadlines"]] == ([] if in_window else [0])
     assert "wall" not in hand and "seed" not in hand

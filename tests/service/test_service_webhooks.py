@@ -128,7 +128,7 @@ def test_every_decision_is_notified_once_and_signed(tmp_path, receiver):
     # and every notice was a real decision of seat 0 at that version (engine-checked)
     stored = t.stored(match_id)
     numbering = t.svc.repo.load(match_id).numbering
-    for n in decisions:  # a notice's version is in the seat's own numbering (issue 13)
+    for n in decisions:  # a notice's version is in the seat's own numbering
         events = [
             {"type": e.type, **e.payload}
             for e in stored[: numbering.to_global(n["version"], 0)]

@@ -1,4 +1,4 @@
-"""#15 snapshots: snapshot + tail == full fold; stale rules versions are ignored and rebuilt."""
+"""Snapshots: snapshot + tail == full fold; stale rules versions are ignored and rebuilt."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_a_cold_load_from_the_stored_snapshot_equals_the_full_fold(tmp_path_fact
     assert loaded.version == len(events) + 1
     assert loaded.state == engine.fold(engine_events(store.read(stream_of("m"))))
     assert loaded.room == rooms.fold(store.read(stream_of("m")))
-    # issue 13: the per-viewer numbering (events hidden from each viewer) comes with the snapshot
+    # The per-viewer numbering (events hidden from each viewer) comes with the snapshot
     assert loaded.numbering == Numbering().extended((e.version, e.type, e.payload) for e in store.read(stream_of("m")))
 
 
@@ -140,7 +140,7 @@ def test_when_a_snapshot_is_due(before, after, types, due):
 
 
 def test_a_file_from_before_seals_gets_the_columns_and_its_unsealed_snapshots_are_never_read(tmp_path):
-    """Issue 13: given a database whose snapshots table predates seals, holding an unsealed snapshot
+    """Given a database whose snapshots table predates seals, holding an unsealed snapshot
     in the old format (here a wrong state), when the store starts, then the seal columns are added,
     the old row is never read (the full fold), and the new snapshot written is sealed."""
     import pickle

@@ -1,4 +1,4 @@
-"""#15: waiting clients cost no thread each (gevent workers), one store watcher per worker, limits.
+"""Waiting clients cost no thread each (gevent workers), one store watcher per worker, limits.
 
 Over real HTTP (`tilefold serve`, 2 gevent workers): more waiting connections than the old
 server had threads (2 x 4) and still prompt answers to others; a move wakes every waiter.

@@ -1,4 +1,4 @@
-"""#15: the chat long-poll (`GET .../chat?wait=`) waits through the worker's one WaiterHub.
+"""The chat long-poll (`GET .../chat?wait=`) waits through the worker's one WaiterHub.
 
 Like the view long-poll and the SSE streams, a chat wait asks the store nothing while it waits (the
 hub's watcher asks once per poll for every waiter, or hears a notification), is woken by a line

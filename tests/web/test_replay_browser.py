@@ -174,9 +174,11 @@ def test_explained_settlement_koudiandian(server, page):
     assert f"{pay['points']} × {pay['multiplier']} = {pay['value']}" in text and "K-1" in text
     if pay["pays_all"]:
         assert "K-8" in text and "替三家付" in text
-    if pay["wilds_mode"]:
-        assert page.locator(".tile[data-mark='耗']").count() >= 1
-        assert page.locator(".tile[data-mark='配']").count() == 0
+    # K-13: each wild the winner's hand holds is marked 耗 in the explained hand (however many this
+    # match's win happens to hold, none included), and no tile anywhere is marked 配 (含山's word)
+    wilds = sum(1 for block in ex["blocks"] for tile in block["tiles"] if tile.get("wild"))
+    assert page.locator("#explained .tile[data-mark='耗']").count() == wilds
+    assert page.locator(".tile[data-mark='配']").count() == 0
     ended = frames["steps"][end]["event"]
     for share in pay["shares"]:
         assert page.locator(f"#payment .share[data-payer='{share['paid_by']}']").count() >= 1
@@ -369,7 +371,7 @@ def test_screenshots(server, page, tmp_path, browser, hanshan_match):
 
 
 def test_a_paged_replay_is_joined_from_its_pages(server, page):
-    """Beyond TILEFOLD_REPLAY_WHOLE_HANDS the frames come one hand per page (waiting, #15): the viewer
+    """Beyond TILEFOLD_REPLAY_WHOLE_HANDS the frames come one hand per page (bounded replays): the viewer
     fetches them in turn and steps, hand jumps and the review work as for a whole replay."""
     base, match_id, app = server
     whole = _frames(app, match_id, "1")

@@ -1,4 +1,4 @@
-"""Playing in the browser (#16): four separate browser contexts create, join and play whole hands by
+"""Playing in the browser: four separate browser contexts create, join and play whole hands by
 clicking only; one person against three bots plays a whole match. Also: a reload mid-hand, a second
 tab, a lost connection, and a seat's page never holding another seat's concealed tiles (on the DOM).
 
@@ -184,7 +184,7 @@ def drive(app, match_id, pages, *, until_over=True, hook=None, pre=None, timeout
         page = pages[seat]
         if pre:
             pre(seat)
-        wait_version(page, loaded.version_for(seat))  # the page counts in its seat's numbering (issue 13)
+        wait_version(page, loaded.version_for(seat))  # the page counts in its seat's numbering
         if hook:
             hook(seat, action, loaded)
         started = time.monotonic()
@@ -237,7 +237,7 @@ def assert_no_hidden_tiles(page, app, match_id, seat):
     then looked like a leak).
     """
     snap = page.evaluate(SNAPSHOT)
-    version = snap["version"]  # in the seat's numbering (issue 13): the match up to its version-th event
+    version = snap["version"]  # in the seat's numbering: the match up to its version-th event
     repo = app.extensions["tilefold"].repo
     stored = repo.read(match_id, 0, until=repo.load(match_id).numbering.to_global(version, seat))
     state = engine.fold(engine_events(stored))
@@ -528,7 +528,7 @@ def test_accessibility_names_and_keyboard(server, contexts):
 
 
 def test_chat_waits_out_a_refusal_retry_after(server, contexts):
-    """Given a seat's page whose chat long-poll is refused with 429 and `Retry-After: 6` (issue 15's
+    """Given a seat's page whose chat long-poll is refused with 429 and `Retry-After: 6` (the waiting caps'
     per-address cap on waiting connections), then the page asks again only after those 6 seconds,
     not at once nor after its usual 3 s pause; and the chat works again afterwards."""
     base, _ = server

@@ -1,9 +1,9 @@
-"""My matches live (#15, #13): `GET /web/mine?wait=` with If-None-Match long-polls on every match the
+"""My matches live: `GET /web/mine?wait=` with If-None-Match long-polls on every match the
 browser holds a seat in at once, through the worker's one WaiterHub.
 
 A move another seat makes answers it at once with the new list; a time-out is a 304 with the same
 ETag; an answer hidden from the browser's seat (another seat's pass in an open window, G-6/H-4)
-wakes the hub but not the page (issue 13: it would tell who was asked); the wait counts toward the
+wakes the hub but not the page (it would tell who was asked); the wait counts toward the
 waiting caps like every other long-poll; and nothing is asked of the store while it waits.
 """
 
@@ -98,7 +98,7 @@ def test_another_seats_move_answers_the_wait_at_once(t):
 
 def test_H4_G6_a_pass_hidden_from_the_seat_does_not_answer_its_wait(t, preset):
     """Given 含山 with seats 1 and 2 asked 报听 at the deal (H-4) and a browser holding seat 3: when
-    seat 1 passes (hidden from seat 3, issue 13), then seat 3's My matches wait is not answered
+    seat 1 passes (hidden from seat 3), then seat 3's My matches wait is not answered
     before its time is up (304, same ETag); when seat 2 passes and the window closes, then the
     next wait is answered at once (the table sees `window_closed`)."""
     preset(HS_HANDS, "7s7s1p", wild="N")

@@ -1,4 +1,4 @@
-"""The browser pages' server side (#16): cookies instead of tokens, CSRF, re-invites, chat, links."""
+"""The browser pages' server side: cookies instead of tokens, CSRF, re-invites, chat, links."""
 
 from __future__ import annotations
 

@@ -189,8 +189,8 @@ def claim(match_id):
 def my_matches():
     """Every match this browser holds a seat in, your turn first (see mine.py), with an ETag over
     the list. `?wait=seconds` with If-None-Match naming it long-polls: answered when one of those
-    matches moves in the browser's seat's numbering (never for an event hidden from that seat,
-    issue 13), else 304 when the time is up; counted by the waiting caps (429/503, issue 15)."""
+    matches moves in the browser's seat's numbering (never for an event hidden from that seat),
+    else 304 when the time is up; counted by the waiting caps (429/503)."""
     svc, held = service(), auth.held_matches(request.cookies)
     wait = _wait_seconds()
     listed, known = mine.my_matches(svc, held)
@@ -224,7 +224,7 @@ def _wait_for_mine(
     """Wait on the worker's WaiterHub for all the browser's matches at once (one condition, no
     query while waiting) until the list changes for this browser or time runs out. The list is
     read again only when one of its streams moved; an event hidden from its seat moves the stream
-    but not the list, and the wait goes on as if nothing had happened (issue 13)."""
+    but not the list, and the wait goes on as if nothing had happened."""
     slot = waiters.limits().acquire(request.remote_addr, "mine")
     tag = mine.list_tag(listed)
     deadline = time.monotonic() + seconds

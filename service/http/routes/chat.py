@@ -50,7 +50,7 @@ def read_chat(args, match_id):
 
 
 def wait_for_line(stream: str, after: int, seconds: float) -> None:
-    """Wait on the worker's WaiterHub (issue 15: one store watcher per worker, no query per waiting
+    """Wait on the worker's WaiterHub (one store watcher per worker, no query per waiting
     client) until the chat stream passes `after` or time runs out; counted by the waiting limits
     like every other wait (429 per address, 503 in all, with Retry-After)."""
     slot = waiters.limits().acquire(request.remote_addr, "chat")

@@ -17,7 +17,9 @@ blp = Blueprint(
     url_prefix="/api/matches",
     description="Export a finished match's log; import a verified log as a read-only match.",
 )
-DEFAULT_IMPORT_LIMIT = 4 * 1024 * 1024  # TILEFOLD_MAX_IMPORT (issue 13: was 16 MiB)
+DEFAULT_IMPORT_LIMIT = (
+    4 * 1024 * 1024
+)  # TILEFOLD_MAX_IMPORT (a bound on what one import may make the server parse: was 16 MiB)
 
 
 @blp.route("/<match_id>/export", methods=["GET"])

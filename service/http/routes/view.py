@@ -61,7 +61,7 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
     """Wait on the worker's WaiterHub (one store query per poll for all waiters, across workers)
     until the match moves in `seat`'s numbering or time runs out; counted by the waiting limits
     (429/503 beyond them). An event hidden from the seat (another seat's answer in an open window)
-    wakes the hub but not the answer: the wait goes on, as if nothing had happened (issue 13)."""
+    wakes the hub but not the answer: the wait goes on, as if nothing had happened."""
     slot = waiters.limits().acquire(request.remote_addr, "view")
     seen, known = loaded.version_for(seat), loaded.version
     deadline = time.monotonic() + seconds
