@@ -85,7 +85,8 @@ def _service(settings: dict[str, Any]) -> MatchService:
     store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock
-    webhooks = Webhooks(store)
+    keyring = keyring_for(settings)  # outside the database: signing keys, the webhook sealing key
+    webhooks = Webhooks(store, keyring.secret("webhook-seal"))
     delivery = DeliverySettings(
         timeout=settings["WEBHOOK_TIMEOUT"],
         attempts=settings["WEBHOOK_ATTEMPTS"],
@@ -95,7 +96,7 @@ def _service(settings: dict[str, Any]) -> MatchService:
     )
     notifier = Notifier(store, webhooks, clock, delivery, settings["WEBHOOK_WORKER"])
     repo = MatchRepository(
-        store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"], keyring_for(settings)
+        store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"], keyring
     )
     return MatchService(
         repo,

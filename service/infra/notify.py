@@ -8,6 +8,7 @@ and never runs inside a request: an action is never slowed down or failed by a r
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -22,6 +23,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 from urllib.parse import unquote, urlsplit
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import engine
 
@@ -100,6 +103,11 @@ def refused_destination(url: str, *, resolve: bool = True) -> Optional[str]:
     return None
 
 
+def _bound(stream: str, seat: int) -> bytes:
+    """What a sealed secret is bound to (AES-GCM associated data): moved to another row, it fails."""
+    return f"tilefold/webhook-secret/{stream}/{seat}".encode()
+
+
 def _plain_host(host: str) -> str:
     """The host as every spelling of it means it: percent-escapes decoded (`fe80::1%25lo` is
     `fe80::1%lo`, `127.0.0.1%2e` is `127.0.0.1.`), lower case, without trailing dots (`127.0.0.1.`
@@ -124,22 +132,48 @@ def encode(notice: dict) -> bytes:
     return json.dumps(notice, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+SEALED = "sealed:v1:"  # a webhook secret sealed with AES-GCM under a key outside the database
+
+
 class Webhooks:
-    """The `tf_webhooks` rows (URL and secret per match stream and seat), through the event store."""
+    """The `tf_webhooks` rows (URL and secret per match stream and seat), through the event store.
 
-    def __init__(self, store: Any) -> None:
+    With a `seal_key` (the keyring's, outside the database: service/infra/keys.py) a secret is stored
+    sealed — `sealed:v1:` and base64 of a 12-byte nonce and its AES-GCM ciphertext, bound to its
+    stream and seat — so a dump of the database or a copy of its file shows no secret. A row stored
+    before sealing (plain text) is still read as it is; registering again seals it."""
+
+    def __init__(self, store: Any, seal_key: Optional[bytes] = None) -> None:
         self.store = store
+        self._aead = AESGCM(seal_key) if seal_key is not None else None
 
-    @staticmethod
-    def writer(stream: str, seat: int, url: Optional[str], secret: Optional[str], now: str) -> Callable[[Any], None]:
+    def seal(self, stream: str, seat: int, secret: str) -> str:
+        if self._aead is None:
+            return secret
+        nonce = os.urandom(12)
+        sealed = self._aead.encrypt(nonce, secret.encode("utf-8"), _bound(stream, seat))
+        return SEALED + base64.b64encode(nonce + sealed).decode("ascii")
+
+    def unseal(self, stream: str, seat: int, stored: str) -> str:
+        if not stored.startswith(SEALED):
+            return stored  # registered before secrets were sealed
+        if self._aead is None:
+            raise ValueError("a sealed webhook secret needs the key directory it was sealed with (TILEFOLD_KEYS)")
+        raw = base64.b64decode(stored[len(SEALED) :])
+        return self._aead.decrypt(raw[:12], raw[12:], _bound(stream, seat)).decode("utf-8")
+
+    def writer(
+        self, stream: str, seat: int, url: Optional[str], secret: Optional[str], now: str
+    ) -> Callable[[Any], None]:
         """`write(conn)` registering (url given) or removing a seat's webhook with its event."""
+        stored = None if secret is None else self.seal(stream, seat, secret)
 
         def write(conn: Any) -> None:
             conn.execute("DELETE FROM tf_webhooks WHERE stream = ? AND seat = ?", [stream, seat])
             if url is not None:
                 conn.execute(
                     "INSERT INTO tf_webhooks (stream, seat, url, secret, created_at) VALUES (?, ?, ?, ?, ?)",
-                    [stream, seat, url, secret, now],
+                    [stream, seat, url, stored, now],
                 )
 
         return write
@@ -147,7 +181,7 @@ class Webhooks:
     def get(self, stream: str, seat: int) -> Optional[dict]:
         sql = "SELECT url, secret FROM tf_webhooks WHERE stream = ? AND seat = ?"
         rows = self.store.query(sql, [stream, seat])
-        return {"url": rows[0][0], "secret": rows[0][1]} if rows else None
+        return {"url": rows[0][0], "secret": self.unseal(stream, seat, rows[0][1])} if rows else None
 
     def any(self) -> bool:
         return bool(self.store.query("SELECT 1 FROM tf_webhooks LIMIT 1"))

@@ -200,3 +200,22 @@ def test_actions_are_not_slowed_by_a_hanging_or_dead_receiver(tmp_path, receiver
     for measured in (hanging, down):
         assert max(measured) < 3.0, measured  # one synchronous delivery would take 4 s (a busy machine: < 1.5 s)
         assert statistics.median(measured) < max(0.25, 4 * statistics.median(up)), (measured, up)
+
+
+def test_webhook_secrets_are_sealed_not_stored_in_the_clear(tmp_path, receiver):
+    """Given a seat that registered a webhook, then its secret is nowhere in the database files in
+    the clear (it is sealed with a key outside the database) nor in the match's export, and a
+    notice is still signed with the secret the seat was given."""
+    import glob
+
+    t = App(tmp_path, WEBHOOK_WORKER=True, WEBHOOK_POLL=0.05)
+    match_id, token, secret = human_and_bots(t, receiver.url)
+    [(stored,)] = t.svc.repo.store.query("SELECT secret FROM tf_webhooks")
+    assert stored.startswith("sealed:v1:") and secret not in stored
+    assert wait_for(lambda: receiver.received), "no notice delivered"
+    first = receiver.received[0]
+    assert verify(secret, first["body"], first["headers"]["X-Tilefold-Signature"])
+    files = sorted(glob.glob(t.app.config["DATABASE"] + "*"))  # the db, its -wal and -shm
+    data = b"".join(open(path, "rb").read() for path in files)
+    assert data and secret.encode() not in data
+    assert secret not in str([e.payload for e in t.stored(match_id)])  # nor in the events an export carries
