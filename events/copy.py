@@ -179,7 +179,11 @@ def _copy_feed(
     page: int,
     progress: Optional[Callable[[CopyReport], None]],
 ) -> int:
-    while True:
+    """Copy the feed after `after` up to the source's newest position as the round starts (what
+    is written meanwhile is the next round's: a source written faster than it is read still ends
+    a round). Returns the last position copied."""
+    target = source.query("SELECT max(position) FROM events")[0][0] or 0
+    while after < target:
         rows = source.feed_rows(after, page)
         if not rows:
             return after
@@ -192,6 +196,7 @@ def _copy_feed(
         after = rows[-1]["position"]
         if progress is not None:
             progress(report)
+    return after
 
 
 def _runs(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

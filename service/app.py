@@ -82,7 +82,8 @@ def _service(settings: dict[str, Any]) -> MatchService:
     path = settings["DATABASE"]
     if is_postgres_url(path):
         options.update(pool_size=settings["PG_POOL_SIZE"], pool_timeout=settings["PG_POOL_TIMEOUT"])
-    store = initialise_store(path, **options) if settings["INIT_DB"] else open_store(path, **options)
+    # a node (`gunicorn service.wsgi:app` too) never runs a migration that changes tables in use
+    store = initialise_store(path, online_only=True, **options) if settings["INIT_DB"] else open_store(path, **options)
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock
     keyring = keyring_for(settings)  # outside the database: signing keys, the webhook sealing key

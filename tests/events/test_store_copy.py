@@ -245,3 +245,28 @@ def test_copy_carries_pending_webhook_notices_once(tmp_path, backend, capsys):
         assert report["verified"]
         got = destination.query("SELECT stream, payload FROM outbox WHERE delivered_at IS NULL ORDER BY id")
         assert got == pending
+
+
+def test_a_source_written_during_the_copy_is_caught_up_or_reported(tmp_path, backend):
+    """Appends to the source while the copy reads it: the copy goes round again and ends equal;
+    a source that moves in every round is reported (`source_moved`), never claimed verified."""
+    source = EventStore.initialise(str(tmp_path / "source.db"), registry=Registry())
+    fill(source, streams=2, appends=3)
+    destination = backend.store(registry=Registry())
+    writes = iter(range(1))
+
+    def write_once(report):  # after the round's last page: the next round copies it
+        if report.rows_read == 12:
+            for n in writes:
+                source.append("match-0", source.current_version("match-0"), [NewEvent("move", {"late": n})])
+
+    report = copy_store(source, destination, page=5, progress=write_once)
+    assert report.ok and report.rounds == 2 and not report.source_moved
+    same_streams(source, destination)
+
+    def write_always(report):
+        source.append("match-1", source.current_version("match-1"), [NewEvent("move", {"again": True})])
+
+    report = copy_store(source, destination, page=5, progress=write_always, rounds=2)
+    assert report.source_moved and not report.ok and report.rounds == 2
+    assert destination.verify_stream("match-1") == [] and report.mismatched == []
