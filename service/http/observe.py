@@ -5,9 +5,10 @@
 - The access log: one line per request (logger `tilefold.access`) when its answer is made (a
   stream: when it closes) with the request id, method, route, path (never the query string), status,
   duration, match id and seat; /healthz, /readyz and /metrics are logged at DEBUG when they succeed.
-- GET /healthz: the process answers (no query). GET /readyz: one query: the database answers and
-  its schema version is this code's; 503 with the failing check otherwise (and any check another
-  part registers in app.extensions["tilefold_readiness"]).
+- GET /healthz: the process answers (no query). GET /readyz: two queries: the database answers
+  with this code's schema version, and the ticker's lease is held (here or by a live ticker
+  elsewhere) or can be taken; 503 naming the failing check otherwise (and any check another part
+  registers in app.extensions["tilefold_readiness"]).
 - GET /metrics: the Prometheus exposition, on this port only when TILEFOLD_METRICS_PUBLIC is on
   (`tilefold serve --metrics-bind` serves it on a port of its own instead: docs/OPERATIONS.md).
 """
@@ -144,6 +145,9 @@ def readiness_checks(app: Flask) -> list[tuple[str, Callable[[], Optional[str]]]
     """(name, check() -> None when fine, else what is wrong), in order."""
     store = app.extensions["tilefold"].repo.store
     found: list[tuple[str, Callable[[], Optional[str]]]] = [("database", lambda: database_problem(store))]
+    ticker = app.extensions.get("tilefold_ticker")
+    if ticker is not None:
+        found.append(("ticker", lambda: ticker_problem(ticker)))
     found.extend(app.extensions.get("tilefold_readiness", ()))
     return found
 
@@ -160,6 +164,23 @@ def database_problem(store: Any) -> Optional[str]:
     return (
         f"the database has schema version {found}, this code needs {latest}: "
         "run `tilefold migrate` (docs/OPERATIONS.md, Upgrading)"
+    )
+
+
+def ticker_problem(ticker: Any) -> Optional[str]:
+    """None when the ticker's lease (service/infra/lease.py) is held by this process, held and
+    renewed by another worker or node, free, or expired only for about one lease (this worker's
+    ticker takes it at its next pass); else the lease has gone unrenewed that long that no ticker
+    runs, this worker's included, and overdue deadlines are not being settled. One query, no write."""
+    state = ticker.lease.state()
+    if state.held or state.holder is None or state.expires_in is None or state.expires_in > 0:
+        return None
+    stale = -state.expires_in
+    if stale <= ticker.lease.ttl + 2 * ticker.interval:
+        return None
+    return (
+        f"the ticker lease expired {stale:.0f} s ago and no ticker renewed it (last holder {state.holder}): "
+        "overdue move deadlines are not settled; is this node's ticker running?"
     )
 
 

@@ -84,7 +84,8 @@ def test_the_operations_page_runs_as_written(tmp_path, database):
     logs = {p.name: p.read_text(errors="replace") for p in work.glob("*.log")}
     assert run.returncode == 0, (run.stdout[-3000:], run.stderr[-3000:], {k: v[-2000:] for k, v in logs.items()})
     out = run.stdout
-    assert out.count('{"status":"ready","checks":{"database":"ok"}}') >= 3  # both nodes, then A after its reload
+    ready = '{"status":"ready","checks":{"database":"ok","ticker":"ok"}}'
+    assert out.count(ready) >= 3  # both nodes, then A after its reload
     assert '"pending": false' in out
     assert out.count('"verified": true') == 2  # the backup, then its restore into an empty file
     assert re.search(r'^tilefold_requests_total\{route="/readyz",status="200"\} [1-9]', out, re.M)

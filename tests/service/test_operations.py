@@ -54,10 +54,11 @@ def test_healthz_answers_without_touching_the_store(app, client):
     assert counting.calls == []
 
 
-def test_readyz_costs_one_query_per_poll(app, client):
+def test_readyz_costs_two_queries_per_poll(app, client):
     """Given a ready node (its first request made), when /readyz is polled ten times (as a balancer
-    polls it every second), then it is ready each time and the database ran ten statements in all,
-    each the schema version's (every statement of the request's thread is traced, whoever runs it)."""
+    polls it every second), then it is ready each time and the database ran two statements a poll,
+    the schema version's and the ticker lease's, and none for /healthz (every statement of the
+    request's thread is traced, whoever runs it)."""
     assert client.get("/readyz").status_code == 200  # a worker's first request starts its notice worker
     store = app.extensions["tilefold"].repo.store
     if getattr(store, "dialect", "") != "sqlite":
@@ -69,11 +70,12 @@ def test_readyz_costs_one_query_per_poll(app, client):
         for _ in range(10):
             reply = client.get("/readyz")
             assert reply.status_code == 200, reply.get_json()
-            assert reply.get_json() == {"status": "ready", "checks": {"database": "ok"}}
+            assert reply.get_json() == {"status": "ready", "checks": {"database": "ok", "ticker": "ok"}}
         assert client.get("/healthz").status_code == 200
     finally:
         conn.set_trace_callback(None)
-    assert statements == ["SELECT max(version) FROM schema_version"] * 10
+    lease = "SELECT holder, expires_at FROM tf_leases WHERE name = 'ticker'"
+    assert statements == ["SELECT max(version) FROM schema_version", lease] * 10
 
 
 def test_readyz_is_503_naming_a_database_that_does_not_answer(app, client, monkeypatch):
@@ -103,6 +105,32 @@ def test_readyz_is_503_when_the_schema_version_is_not_this_codes(app, client):
     store.write(lambda conn: conn.execute("DELETE FROM schema_version"))
     reply = client.get("/readyz")
     assert reply.status_code == 503 and "tilefold migrate" in reply.get_json()["checks"]["database"]
+
+
+def test_readyz_asks_whether_a_ticker_holds_or_can_take_its_lease(app, client):
+    """Given the ticker lease held and renewed by another node, or expired for about one lease, the
+    node is ready (one worker of one node ticks; this one takes over when it expires); given a lease
+    nobody renewed for an hour, no ticker runs anywhere: 503 naming the ticker."""
+    import time
+
+    ticker = app.extensions["tilefold_ticker"]
+    store = app.extensions["tilefold"].repo.store
+    assert client.get("/readyz").status_code == 200  # no lease taken yet: free
+
+    def lease(holder: str, expires_at: float) -> None:
+        store.write(lambda conn: conn.execute("DELETE FROM tf_leases WHERE name = 'ticker'"))
+        store.write(lambda conn: conn.execute("INSERT INTO tf_leases VALUES ('ticker', ?, ?)", [holder, expires_at]))
+
+    lease("node-b:4242:abcd", time.time() + 30)
+    assert client.get("/readyz").status_code == 200
+    lease("node-b:4242:abcd", time.time() - ticker.lease.ttl / 2)
+    assert client.get("/readyz").status_code == 200
+    lease("node-b:4242:abcd", time.time() - 3600)
+    reply = client.get("/readyz")
+    assert reply.status_code == 503 and reply.get_json()["checks"]["database"] == "ok"
+    assert "no ticker renewed it (last holder node-b:4242:abcd)" in reply.get_json()["checks"]["ticker"]
+    assert ticker.run_once() is not None  # this worker's ticker takes the lease at its next pass
+    assert client.get("/readyz").status_code == 200
 
 
 def test_readyz_is_503_when_a_readiness_check_fails(app, client):
