@@ -185,3 +185,51 @@ def test_a_read_only_role_can_export(pg_url, tmp_path, monkeypatch, capsys):
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f"DROP OWNED BY {role}")
             conn.execute(f"DROP ROLE {role}")
+
+
+# -- the privileges docs/OPERATIONS.md lists for a serving node ------------------------------------
+NODE_GRANTS = [
+    "GRANT USAGE ON SCHEMA {schema} TO {role}",
+    "GRANT SELECT, INSERT ON events TO {role}",
+    "GRANT SELECT, INSERT, UPDATE ON stream_heads, idempotency, outbox, meta TO {role}",
+    "GRANT SELECT, INSERT, UPDATE, DELETE ON snapshots, tf_decisions, tf_webhooks TO {role}",
+    "GRANT SELECT, UPDATE ON tf_feed TO {role}",
+    "GRANT SELECT ON schema_version TO {role}",
+    "GRANT USAGE ON SEQUENCE outbox_id_seq TO {role}",
+]
+
+
+def test_a_node_role_with_the_documented_privileges_serves_and_ticks(pg_url, tmp_path, monkeypatch):
+    """A role with only the grants of docs/OPERATIONS.md ("The privileges a node needs") starts,
+    takes matches, moves, a webhook, snapshots and a deadline settled by tick."""
+    import psycopg
+
+    from correspondence_helpers import HOUR, App
+    from events import PostgresEventStore
+
+    monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
+    PostgresEventStore.initialise(pg_url).close()  # `tilefold migrate` as the schema's owner
+    role = "tf_node_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        for grant in NODE_GRANTS:
+            conn.execute(grant.format(schema=schema, role=role))
+    try:
+        url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@")
+        t = App(tmp_path, DATABASE=url, SNAPSHOT_EVERY=2)
+        match_id, _, tokens = t.match()
+        hook = {"url": "http://127.0.0.1:9/hook"}
+        assert t.api.call("PUT", f"/api/matches/{match_id}/webhook", hook, token=tokens[1]).status == 200
+        mover = next(token for token in tokens if t.api.view(match_id, token).body["legal_actions"])
+        discard = next(a for a in t.api.view(match_id, mover).body["legal_actions"] if a["action"] == "discard")
+        t.act(match_id, mover, "discard", discard["tile"])
+        t.clock.advance(HOUR + 1)
+        assert t.svc.tick()["matches_settled"] == 1
+        assert len(t.reasons(match_id, "timeout")) == 1
+        assert t.svc.repo.store.query("SELECT count(*) FROM snapshots")[0][0] >= 1
+        t.svc.repo.store.close()
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
