@@ -102,8 +102,10 @@ def refuse_offline(found: Plan, where: str, latest: int) -> None:
 
 
 def refuse_older(found: Plan, where: str, latest: int) -> None:
-    """MigrationNeeded when anything is pending (a reader must not migrate: it may lack the rights)."""
-    if found.todo or found.adopt:
+    """MigrationNeeded when a migration is pending (a reader must not migrate: it may lack the
+    rights). An unversioned schema that has all of version 1 reads as version 1 (adopting it is
+    only a record, made by the next node or `tilefold migrate`)."""
+    if found.todo:
         raise MigrationNeeded(
             f"the database {where} has schema version {found.current}, this tilefold needs {latest}",
             "run `tilefold migrate` with a role that may change the schema (docs/OPERATIONS.md, upgrading)",

@@ -59,8 +59,11 @@ def test_an_unversioned_complete_schema_is_adopted_by_a_starting_node(backend):
     raw(backend, ["DROP TABLE schema_version"])
     if backend.name == "postgresql":  # as the code before it made it: no tf_feed
         raw(backend, ["DROP FUNCTION tf_feed_limit()", "DROP TABLE tf_feed"])
-    with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):
-        store.check_schema()  # a reader does not migrate
+    if backend.name == "postgresql":  # version 2 is missing: a reader does not migrate
+        with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):
+            store.check_schema()
+    else:  # everything of version 1 is there: readers read it as it is
+        store.check_schema()
     started = reopen(backend, online_only=True)
     assert started.schema_version() == latest(store) and versions(backend)[0] == 1
     assert started.append("s", 1, [NewEvent("e", {"n": 2})]).last_version == 2
