@@ -8,8 +8,7 @@ import os
 import sys
 from typing import Any, Callable, Optional, Sequence
 
-#: name -> (configure(parser), run(args) -> exit code, help). Add a subcommand with @command.
-COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int], str]] = {}
+from .registry import COMMANDS, _read, command
 
 
 def exit_code(error: Exception) -> int:
@@ -31,16 +30,6 @@ def refusal_text(error: Exception) -> str:
     if isinstance(error, errors.IntegrityFailure):
         return f"{error.detail}: match {error.match_id}: {error.problem}"
     return str(getattr(error, "detail", error))
-
-
-def command(name: str, help: str, configure: Callable[[argparse.ArgumentParser], None] = lambda p: None):
-    """Register `run(args) -> int` as the subcommand `name`."""
-
-    def decorate(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        COMMANDS[name] = (configure, run, help)
-        return run
-
-    return decorate
 
 
 # -- serve ------------------------------------------------------------------------
@@ -264,7 +253,7 @@ def _score_args(parser: argparse.ArgumentParser) -> None:
 
 @command("score", "score one claimed win from JSON (exit 0 legal win, 1 not a win, 2 malformed)", _score_args)
 def score(args: argparse.Namespace) -> int:
-    from ..usecases.calculator import CalculatorInputError, score_json
+    from ..http.calculator import CalculatorInputError, score_json
 
     try:
         data = json.loads(_read(args.file))
@@ -275,13 +264,6 @@ def score(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(result, ensure_ascii=False, indent=2))
     return 0 if result.get("ok") else 1
-
-
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
 
 
 # -- export / verify / import (docs/AUDIT.md; the work is in service/usecases/match_log.py) ---------------
@@ -402,13 +384,14 @@ def verify_log(args: argparse.Namespace) -> int:
 @command("import", "verify a log and store it as a finished, read-only match under a new id", _log_args)
 def import_log(args: argparse.Namespace) -> int:
     from ..model.errors import ServiceError
+    from ..http.import_check import check_service_events
     from ..usecases.match_log import LogError, import_rows, read_log
     from ..model.room import new_match_id
 
     try:
         rows, signed = read_log(_read(args.target))
         match_id = new_match_id()
-        verdict = import_rows(_repo(args.db, "serve"), rows, match_id, signed)
+        verdict = import_rows(_repo(args.db, "serve"), rows, match_id, signed, check=check_service_events)
     except (OSError, LogError) as exc:
         print(f"tilefold import: cannot read the log: {exc}", file=sys.stderr)
         return 2

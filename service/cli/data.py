@@ -11,7 +11,7 @@ from typing import Any
 
 from events import is_postgres_url
 
-from . import command
+from .registry import command
 from .database import open_store_for
 
 

@@ -8,7 +8,7 @@ import sys
 
 from engine.scenario import ScenarioActionError, ScenarioError, run_scenario
 
-from . import _read, command
+from .registry import _read, command
 
 
 def _scenario_args(parser: argparse.ArgumentParser) -> None:

@@ -9,20 +9,14 @@ every view and reads a JSON body once, so such a body is a 400 problem before an
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Optional
 
 from flask import request
 
+from ..model.json_text import encodable, parse_int
 from .problems import ApiError
 
 IMPORT = "export.import_match"
-MAX_INT_DIGITS = 4300  # CPython's default sys.get_int_max_str_digits()
-
-
-def parse_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of more than {MAX_INT_DIGITS:,} digits")
-    return int(text)
 
 
 def problem_of(text: str) -> Optional[str]:
@@ -35,15 +29,6 @@ def problem_of(text: str) -> Optional[str]:
     except ValueError as exc:
         return str(exc) if "digits" in str(exc) else None
     return None if encodable(value) else "a string holds a lone surrogate (not valid Unicode text)"
-
-
-def encodable(value: Any) -> bool:
-    """True when every string (keys too) encodes as UTF-8."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def check_body() -> None:

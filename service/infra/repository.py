@@ -13,41 +13,13 @@ from events import AppendResult, EventStoreContract, NewEvent, StoredEvent, veri
 
 from . import metrics
 from ..model import room as rooms
-from ..model.numbering import NONE_HIDDEN, Numbering
+from ..model.match import STREAM_PREFIX, Loaded, stream_of
+from ..model.numbering import NONE_HIDDEN
 from ..model.errors import IntegrityFailure, NotFound
 from .keys import Keyring
 from .snapshots import Snapshots
 
-STREAM_PREFIX = "match-"
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A match folded up to `version`: the engine's state, the room, and which of its events each
-    viewer may not see (`numbering`: per-viewer versions, service/model/numbering.py)."""
-
-    match_id: str
-    version: int  # global: the store's numbering (appends, concurrency); never shown to a viewer in play
-    state: Any
-    room: rooms.Room
-    numbering: Numbering = NONE_HIDDEN
-
-    def version_for(self, viewer: Any) -> int:
-        """The match's version in `viewer`'s numbering (a seat, None/spectator: public, "all": global)."""
-        return self.numbering.local(self.version, viewer)
-
-    @property
-    def started(self) -> bool:
-        return self.room.full and self.state.phase != "lobby"
-
-    @property
-    def over(self) -> bool:
-        return self.state.phase == "match_over"
-
-
-def stream_of(match_id: str) -> str:
-    return STREAM_PREFIX + match_id
 
 
 def to_new_event(event: dict[str, Any]) -> NewEvent:

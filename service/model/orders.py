@@ -10,7 +10,7 @@ from typing import Iterable, Optional
 
 import engine
 
-from ..infra.repository import Loaded
+from .match import Loaded
 
 STANDING_ORDER = "standing_order"
 TIMEOUT = "timeout"

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import engine
 
-from ..infra.repository import Loaded
+from .match import Loaded
 
 
 def status(loaded: Loaded) -> str:

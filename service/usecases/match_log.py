@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -17,7 +17,7 @@ from events import NewEvent, Problem, canonical_json, verify_chain
 from . import signing
 from ..model import room as rooms, signatures
 from ..model.errors import Conflict, Invalid, Rejected
-from ..http.strict_json import encodable, parse_int as strict_int
+from ..model.json_text import encodable, parse_int as strict_int
 from ..infra.repository import Loaded, MatchRepository, stream_of
 
 IMPORT_PREFIX = "import-"
@@ -454,14 +454,22 @@ def _event_line(e: dict, variant: str, seat_name):
 
 
 # -- import -------------------------------------------------------------------------
-def import_rows(repo: MatchRepository, rows: list[dict], match_id: str, signed: Sequence[dict] = ()) -> Verdict:
+def import_rows(
+    repo: MatchRepository,
+    rows: list[dict],
+    match_id: str,
+    signed: Sequence[dict] = (),
+    *,
+    check: Callable[[list[dict]], None],
+) -> Verdict:
     """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md).
+
+    `check(rows)` refuses service events the live endpoints could not have written (their request
+    schemas: service/http/import_check.py), before anything else reads the payloads.
 
     The verdict says whether a key this server trusts (its own, current or rotated out) signed it.
     A log carrying a signature under one of this server's key ids that does not verify is refused."""
-    from .import_check import check_service_events
-
-    check_service_events(rows)  # the live endpoints' schemas, before anything else reads the payloads
+    check(rows)
     own = repo.keyring.public_keys() if repo.keyring is not None else {}
     verdict = verify_rows(rows)
     verdict.signed = list(signed)

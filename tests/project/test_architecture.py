@@ -296,3 +296,97 @@ def test_folding_never_runs_scoring_or_hand_analysis(monkeypatch):
         folded = engine.fold(log)
         assert (folded.scores, folded.phase, folded.hands_played) == (state.scores, state.phase, state.hands_played)
         assert folded.last_result == state.last_result
+
+
+# -- service/ in layers (docs/ARCHITECTURE.md) ------------------------------------------------------
+#: what each layer of service/ may import of service/ (engine/ and events/ are below them all):
+#: http and cli → usecases → model and infra, never back; the model imports no adapter.
+SERVICE_LAYERS = {
+    "model": {"model"},
+    "infra": {"infra", "model"},
+    "usecases": {"usecases", "model", "infra"},
+    "http": {"http", "usecases", "model", "infra"},
+    "cli": {"cli", "http", "usecases", "model", "infra", "app"},
+}
+
+
+def _service_module(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _service_imports(path: pathlib.Path) -> set[str]:
+    """The service/ modules a file imports (relative imports resolved; lazy imports too), in full."""
+    here = _service_module(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "service":
+                continue
+            for alias in node.names:
+                full = f"{target}.{alias.name}"
+                as_path = ROOT / full.replace(".", "/")
+                found.add(full if as_path.with_suffix(".py").exists() or (as_path / "__init__.py").exists() else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "service")
+    return found
+
+
+def _service_graph() -> dict[str, set[str]]:
+    return {_service_module(p): _service_imports(p) for p in (ROOT / "service").rglob("*.py")}
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or parts[1:] in (["cli"], ["http"], ["model"], ["infra"], ["usecases"]) else parts[-1]
+
+
+def test_service_layers_import_downwards_only():
+    """http and cli → usecases → model and infra → engine and events: no module imports a layer above its own."""
+    upward = {
+        module: sorted(t for t in targets if _layer(t) not in SERVICE_LAYERS[_layer(module)])
+        for module, targets in _service_graph().items()
+        if _layer(module) in SERVICE_LAYERS
+    }
+    assert {module: targets for module, targets in upward.items() if targets} == {}
+
+
+def test_service_has_no_import_cycle():
+    """No two service/ modules import each other, however indirectly (lazy imports count too)."""
+    graph = _service_graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in graph:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    assert cycles == []

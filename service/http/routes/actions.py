@@ -9,7 +9,7 @@ from ...model.presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
 from ..web import etag, fingerprint, idempotency_key, if_match_version, require_token, seat_for, service
-from . import Blueprint, bearer, errors, headers
+from .declare import Blueprint, bearer, errors, headers
 
 blp = Blueprint(
     "actions",

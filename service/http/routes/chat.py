@@ -14,7 +14,7 @@ from ...infra import waiters
 from ..problems import ApiError
 from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
 from ..web import require_token, seat_for, service
-from . import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
     "chat",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...usecases.correspondence import require_spectating
 from ..schemas import EventListSchema, EventsQuerySchema
 from ..web import optional_viewer, service
-from . import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
     "events", __name__, url_prefix="/api/matches", description="Events after ?after=N as the caller may see them."

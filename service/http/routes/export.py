@@ -5,11 +5,12 @@ from __future__ import annotations
 from flask import Response, current_app, request
 
 from ...usecases import match_log
+from ..import_check import check_service_events
 from ...model import room as rooms
 from ...model.presenters import summary
 from ..problems import ApiError
 from ..web import service
-from . import Blueprint, errors
+from .declare import Blueprint, errors
 
 blp = Blueprint(
     "export",
@@ -48,7 +49,7 @@ def import_match():
         raise ApiError(400, "invalid_log", str(exc)) from None
     repo = service().repo
     match_id = rooms.new_match_id()
-    verdict = match_log.import_rows(repo, rows, match_id, signed)
+    verdict = match_log.import_rows(repo, rows, match_id, signed, check=check_service_events)
     body = {
         "id": match_id,
         "verdict": verdict.text(),

@@ -7,7 +7,7 @@ from ..pages.links import play_url
 from ..problems import ApiError
 from ..schemas import ReissuedSchema
 from ..web import bearer_token, service
-from . import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
     "invites",

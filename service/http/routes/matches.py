@@ -12,7 +12,7 @@ from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListQuerySchema, MatchListSchema, MatchSummarySchema
 from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
-from . import Blueprint, errors
+from .declare import Blueprint, errors
 
 blp = Blueprint(
     "matches",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...infra.repository import Loaded
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for, service
-from . import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
     "orders",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import jsonify
 
-from ...usecases.calculator import CalculatorInputError, context_from_fields, score_context
+from ..calculator import CalculatorInputError, context_from_fields, score_context
 from ..problems import ApiError
 from ..schemas import ScoreInputSchema, ScoreResultSchema
-from . import Blueprint, errors
+from .declare import Blueprint, errors
 
 blp = Blueprint("score", __name__, url_prefix="/api/score", description="Score one claimed win (no match needed).")
 

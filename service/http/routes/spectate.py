@@ -10,7 +10,7 @@ from ..schemas import EventsQuerySchema
 from ..schemas_correspondence import SpectateEventsSchema, SpectateViewSchema
 from ..stream import SPECTATOR, items_for
 from ..web import service
-from . import Blueprint, errors
+from .declare import Blueprint, errors
 
 blp = Blueprint(
     "spectate",

@@ -12,7 +12,7 @@ from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
 from ..stream import SPECTATOR, events, start_after
 from ..web import optional_viewer, service
-from . import Blueprint, bearer, errors, headers
+from .declare import Blueprint, bearer, errors, headers
 
 blp = Blueprint(
     "stream",

@@ -10,7 +10,7 @@ from flask.typing import ResponseReturnValue
 from engine import variants as registry
 from engine.options import schema
 
-from . import Blueprint
+from .declare import Blueprint
 
 blp = Blueprint(
     "variants",

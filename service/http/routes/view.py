@@ -11,7 +11,7 @@ from ...infra import waiters
 from ...infra.repository import Loaded, stream_of
 from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
-from . import Blueprint, bearer, errors, headers
+from .declare import Blueprint, bearer, errors, headers
 
 blp = Blueprint("view", __name__, url_prefix="/api/matches", description="What one seat sees (Bearer seat token).")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...infra.notify import SIGNATURE_HEADER
 from ..schemas_correspondence import WebhookResultSchema, WebhookSchema
 from ..web import require_token, seat_for, service
-from . import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
     "webhooks",

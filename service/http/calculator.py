@@ -11,7 +11,7 @@ from engine.options import OptionError, normalise
 from engine.scoring.context import Meld, WinContext
 from engine.tiles import TileError, kind, parse
 
-from ..http.schemas import ScoreInputSchema, flatten_errors
+from .schemas import ScoreInputSchema, flatten_errors
 
 
 class CalculatorInputError(ValueError):

@@ -19,8 +19,8 @@ from engine.options import OptionError, normalise
 from ..model import room as rooms
 from ..model.orders import MAX_DEADLINE, MIN_DEADLINE
 from ..model.errors import Rejected
-from ..http.schemas import SEAT, JoinSchema, MatchCreateSchema, Strict
-from ..http.schemas_correspondence import StrictBoolean
+from .schemas import SEAT, JoinSchema, MatchCreateSchema, Strict
+from .schemas_correspondence import StrictBoolean
 
 HASH = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 hex digest")
 
