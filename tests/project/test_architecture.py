@@ -344,7 +344,11 @@ def _service_graph() -> dict[str, set[str]]:
 
 def _layer(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or parts[1:] in (["cli"], ["http"], ["model"], ["infra"], ["usecases"]) else parts[-1]
+    return (
+        parts[1]
+        if len(parts) > 2 or parts[1:] in (["cli"], ["http"], ["model"], ["infra"], ["usecases"])
+        else parts[-1]
+    )
 
 
 def test_service_layers_import_downwards_only():
