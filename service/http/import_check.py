@@ -18,6 +18,7 @@ from engine.options import OptionError, normalise
 
 from ..model import room as rooms
 from ..model.orders import MAX_DEADLINE, MIN_DEADLINE
+from ..model.room import MAX_CLAIM_SECONDS, MIN_CLAIM_SECONDS
 from ..model.errors import Rejected
 from .schemas import SEAT, JoinSchema, MatchCreateSchema, Strict
 from .schemas_correspondence import StrictBoolean
@@ -34,6 +35,12 @@ class MatchCreatedPayload(MatchCreateSchema):
     wall_commitment = fields.String(validate=HASH)  # joint walls (G-11); absent in older logs
     deadline_seconds = fields.Integer(
         load_default=None, allow_none=True, strict=True, validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE)
+    )
+    claim_seconds = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        validate=validate.Range(min=MIN_CLAIM_SECONDS, max=MAX_CLAIM_SECONDS),
     )
 
 

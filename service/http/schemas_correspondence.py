@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from ..infra.notify import check_url, refused_destination
 from ..model.orders import MAX_DEADLINE, MIN_DEADLINE
+from ..model.room import MAX_CLAIM_SECONDS, MIN_CLAIM_SECONDS
 from .schemas import EventItemSchema, MatchCreateSchema, SeatPublicSchema, Strict
 
 
@@ -43,6 +44,16 @@ class CorrespondenceCreateSchema(MatchCreateSchema):
         strict=True,
         validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE),
         metadata={"description": "time per decision, 3600 (1 hour) to 604800 (7 days); none by default"},
+    )
+    claim_seconds = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        validate=validate.Range(min=MIN_CLAIM_SECONDS, max=MAX_CLAIM_SECONDS),
+        metadata={
+            "description": "the time a seat has to answer a claim or rob window (instead of the move deadline), "
+            "5 seconds to 604800 (7 days); none by default. Only the asked seat sees its countdown"
+        },
     )
 
 

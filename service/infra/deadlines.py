@@ -31,10 +31,10 @@ class Decisions:
 
     @staticmethod
     def writer(
-        stream: str, pending: list[int], new: list[int], now: str, deadline_seconds: Optional[int], version: int
+        stream: str, pending: list[int], new: list[int], now: str, seconds: dict[int, Optional[int]], version: int
     ) -> Callable[[Any], None]:
-        """`write(conn)` for the append: rows for exactly the seats pending after it."""
-        due = later(now, deadline_seconds) if deadline_seconds else None
+        """`write(conn)` for the append: rows for exactly the seats pending after it; a new decision
+        is due `seconds[seat]` from now (None: no limit)."""
 
         def write(conn: Any) -> None:
             if pending:
@@ -43,6 +43,8 @@ class Decisions:
             else:
                 conn.execute("DELETE FROM tf_decisions WHERE stream = ?", [stream])
             for seat in pending:
+                limit = seconds.get(seat)
+                due = later(now, limit) if limit else None
                 if seat in new:
                     conn.execute(
                         "INSERT INTO tf_decisions (stream, seat, since, due_at, version) "

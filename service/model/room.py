@@ -39,6 +39,10 @@ class Seat:
     randomness: Optional[str] = None  # the seat's part of every hand's wall (G-11 joint walls), 64 hex digits
 
 
+#: the claim timer's range: seconds (a table in play) to a week (correspondence)
+MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS = 5, 604800
+
+
 @dataclass(frozen=True)
 class Room:
     """The match's room: variant, normalised options, owner token hash and the four seats."""
@@ -49,10 +53,23 @@ class Room:
     created_at: Optional[str] = None
     seats: tuple[Optional[Seat], ...] = (None,) * SEATS
     deadline_seconds: Optional[int] = None  # correspondence play: time per decision (None: no limit)
+    claim_seconds: Optional[int] = None  # time to answer a claim or rob window (None: the move deadline)
     orders: tuple[tuple[bool, bool], ...] = (NO_ORDERS,) * SEATS  # per seat (auto_pass, auto_discard)
     webhooks: tuple[bool, ...] = (False,) * SEATS  # per seat: a webhook is registered
     spectating: bool = True
     wall_commitment: Optional[str] = None  # joint walls (G-11): the server's chain end, published at creation
+
+    @property
+    def timed(self) -> bool:
+        """Some decision of this match has a time limit (a move deadline or a claim timer)."""
+        return bool(self.deadline_seconds or self.claim_seconds)
+
+    def seconds_for(self, answering_window: bool) -> Optional[int]:
+        """The time a new decision gets: the claim timer for an answer in a claim or rob window
+        (when set), else the move deadline; None without a limit."""
+        if answering_window and self.claim_seconds:
+            return self.claim_seconds
+        return self.deadline_seconds
 
     @property
     def exists(self) -> bool:
@@ -134,6 +151,7 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
             created_at=recorded_at,
             deadline_seconds=payload.get("deadline_seconds"),
             wall_commitment=payload.get("wall_commitment"),
+            claim_seconds=payload.get("claim_seconds"),
         )
     if event_type == SEAT_JOINED:
         seats = list(room.seats)

@@ -10,7 +10,9 @@ never by a request that reads.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, Optional
+
+from engine.state import CLAIM, ROB
 
 from ..model import room as rooms
 from ..infra.clock import later
@@ -26,21 +28,27 @@ def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effe
     """The deadline rows and notices of appending `events` on `before` (`state_after`: the engine state after them)."""
     room = room_after(before.room, events)
     hooked = [seat for seat in range(rooms.SEATS) if room.webhooks[seat]]
-    if not room.deadline_seconds and not hooked:
+    if not room.timed and not hooked:
         return NO_EFFECTS
     fresh = [event for event in events if event["type"] not in rooms.SERVICE_EVENT_TYPES]
     pending, new = new_decisions(before.state, state_after, fresh)
     version = before.version + len(events)
     writes: tuple[Callable[[Any], None], ...] = ()
-    if room.deadline_seconds:
-        writes = (Decisions.writer(stream_of(before.match_id), pending, new, now, room.deadline_seconds, version),)
-    due = {seat: later(now, room.deadline_seconds) if room.deadline_seconds else None for seat in new}
+    window = getattr(state_after, "phase", None) in (CLAIM, ROB)  # the pending seats answer a claim or rob window
+    seconds = {seat: room.seconds_for(window) for seat in pending}
+    if room.timed:
+        writes = (Decisions.writer(stream_of(before.match_id), pending, new, now, seconds, version),)
+    due = {seat: _due(now, seconds[seat]) for seat in new}
     # each seat's notices carry the version in its own numbering (service/model/numbering.py)
     numbering = before.numbering.extended(
         (number, event["type"], event) for number, event in enumerate(events, start=before.version + 1)
     )
     versions = {seat: numbering.local(version, seat) for seat in hooked}
     return Effects(tuple(notices(before.match_id, versions, hooked, fresh, state_after, new, due)), writes)
+
+
+def _due(now: str, limit: Optional[int]) -> Optional[str]:
+    return later(now, limit) if limit else None
 
 
 # -- reads ----------------------------------------------------------------------------

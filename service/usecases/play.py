@@ -75,11 +75,16 @@ class MatchService:
 
     # -- rooms ------------------------------------------------------------------
     def create(
-        self, variant: str, options: Optional[dict], deadline_seconds: Optional[int] = None
+        self,
+        variant: str,
+        options: Optional[dict],
+        deadline_seconds: Optional[int] = None,
+        claim_seconds: Optional[int] = None,
     ) -> tuple[str, str, Loaded]:
         """A new match (options validated by the engine); returns (id, owner token, match).
 
-        `deadline_seconds` (correspondence play: time per decision) goes into its match_created event.
+        `deadline_seconds` (correspondence play: time per decision) and `claim_seconds` (the time to
+        answer a claim or rob window, instead of the move deadline) go into its match_created event.
         """
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
@@ -94,6 +99,8 @@ class MatchService:
             event["wall_commitment"] = committed
         if deadline_seconds is not None:
             event["deadline_seconds"] = deadline_seconds
+        if claim_seconds is not None:
+            event["claim_seconds"] = claim_seconds
         self.repo.append(match_id, 0, [event])
         return match_id, owner_token, self.repo.load(match_id)
 
@@ -411,7 +418,7 @@ class MatchService:
             if loaded.room.is_bot(seat):
                 return {**engine.bot_action(state, seat, loaded.room.bot_level(seat)), "seat": seat}
         overdue: list[int] = []
-        if loaded.room.deadline_seconds:
+        if loaded.room.timed:
             overdue = self.decisions.overdue(stream_of(loaded.match_id), loaded.version, self.now())
         return orders.automatic(loaded, overdue)
 
@@ -419,7 +426,7 @@ class MatchService:
     def settle(self, match_id: str) -> bool:
         """Take every overdue decision of the match (then bots and deals go on); True if any was due."""
         cached = self.repo.cache.get(match_id)
-        if cached is not None and not cached.room.deadline_seconds:
+        if cached is not None and not cached.room.timed:
             return False  # fixed at creation: a match without move deadlines never has any due
         if not self.decisions.any_overdue(stream_of(match_id), self.now()):
             return False
@@ -445,8 +452,8 @@ class MatchService:
 
     def deadlines_for(self, loaded: Loaded, viewer: Optional[int] = None) -> list[dict]:
         """The pending decisions' starts and deadlines `viewer` may know of (in a window only its own:
-        engine.public_pending; [] without move deadlines)."""
-        if not loaded.room.deadline_seconds or not loaded.started or loaded.over:
+        engine.public_pending; [] without move deadlines or a claim timer)."""
+        if not loaded.room.timed or not loaded.started or loaded.over:
             return []
         return self.decisions.for_view(stream_of(loaded.match_id), engine.public_pending(loaded.state, viewer))
 

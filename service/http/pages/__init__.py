@@ -137,9 +137,9 @@ def create():
     body = _body()
     svc = service()
     options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
-    deadline = body.get("deadline_seconds")
+    deadline, claim = body.get("deadline_seconds"), body.get("claim_seconds")
     try:
-        match_id, owner_token, _ = _create(svc, str(body.get("variant", "")), options, deadline)
+        match_id, owner_token, _ = _create(svc, str(body.get("variant", "")), options, deadline, claim)
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     response = jsonify({"id": match_id, "invite_url": invite_url(match_id), "play": f"/play/{match_id}"})
@@ -147,14 +147,15 @@ def create():
     return response, 201
 
 
-def _create(svc, variant: str, options: dict, deadline):
+def _create(svc, variant: str, options: dict, deadline, claim=None):
     if deadline is not None and (
         isinstance(deadline, bool) or not isinstance(deadline, int) or not 10 <= deadline <= 30 * 86400
     ):
         raise ApiError(400, "invalid_deadline", "deadline_seconds must be a whole number from 10 to 2592000")
-    if deadline:
-        return svc.create(variant, options, deadline_seconds=deadline)
-    return svc.create(variant, options)
+    low, high = rooms.MIN_CLAIM_SECONDS, rooms.MAX_CLAIM_SECONDS
+    if claim is not None and (isinstance(claim, bool) or not isinstance(claim, int) or not low <= claim <= high):
+        raise ApiError(400, "invalid_claim_seconds", f"claim_seconds must be a whole number from {low} to {high}")
+    return svc.create(variant, options, deadline_seconds=deadline or None, claim_seconds=claim or None)
 
 
 @blp.route("/web/matches/<match_id>/join", methods=["POST"])

@@ -48,7 +48,10 @@ def create_match(data):
     try:
         _check_length(normalise(data["variant"], data["options"]))  # the engine's own 400s first
         match_id, owner_token, loaded = service().create(
-            data["variant"], data["options"], deadline_seconds=data.get("deadline_seconds")
+            data["variant"],
+            data["options"],
+            deadline_seconds=data.get("deadline_seconds"),
+            claim_seconds=data.get("claim_seconds"),
         )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None

@@ -26,6 +26,7 @@
     options.base = Math.max(1, Number(form.base.value) || 1);
     const body = { variant: variant(), options };
     if (form.deadline.value) body.deadline_seconds = Number(form.deadline.value);
+    if (form.claim.value) body.claim_seconds = Number(form.claim.value);
     const button = document.getElementById("create-btn");
     button.disabled = true;
     try {
