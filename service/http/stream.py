@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from ..usecases.play import MatchService
 from ..infra.repository import Loaded, stream_of
+from ..infra.waiters import DISCONNECT_CHECK
 
 RETRY_MS = 1000
 #: the last message of a stream whose worker stops: reconnect (with Last-Event-ID) after RETRY_MS
@@ -54,16 +55,18 @@ def events(
     allowed=None,
     slot: Any = None,
     shared: Any = None,
+    gone: Callable[[], bool] = lambda: False,
 ) -> Iterator[str]:
     """Yield SSE messages from version `after` on until `lifetime` seconds pass, `idle` seconds pass
     without an event (0: never), or the match is over. Between events the stream waits on the
     worker's WaiterHub (no query of its own); a `: heartbeat` comment goes out every `heartbeat` s.
 
     `allowed(loaded)` (spectators) may end the stream early, e.g. when spectating is turned off.
-    `slot` (WaitLimits) is released when the stream ends, however it ends.
+    `slot` (WaitLimits) is released when the stream ends, however it ends; `gone()` tells that the
+    client closed its connection (looked at every second between events), which ends it at once.
     """
     try:
-        yield from _events(svc, match_id, viewer, after, lifetime, heartbeat, hub, idle, allowed, shared)
+        yield from _events(svc, match_id, viewer, after, lifetime, heartbeat, hub, idle, allowed, shared, gone)
     finally:
         if slot is not None:
             slot.release()
@@ -80,6 +83,7 @@ def _events(
     idle: float,
     allowed,
     shared: Any,
+    gone: Callable[[], bool],
 ) -> Iterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
     started = beat = active = time.monotonic()
@@ -110,7 +114,11 @@ def _events(
         if now - beat >= heartbeat:
             yield ": heartbeat\n\n"
             beat = now
-        current = hub.wait(stream_of(match_id), since, max(0.0, min(beat + heartbeat, ends) - now))
+        current = hub.wait(
+            stream_of(match_id), since, max(0.0, min(beat + heartbeat, ends, now + DISCONNECT_CHECK) - now)
+        )
+        if current <= since and gone():
+            return  # the client left: its slot is freed now, not at the next heartbeat
 
 
 def _messages(svc: MatchService, loaded: Loaded, viewer: Any, since: int, shared: Any) -> str:

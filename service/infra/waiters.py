@@ -17,12 +17,15 @@ both with Retry-After (docs/API.md, "Waiting").
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import select
+import socket
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from events import EventStoreContract
 
@@ -204,6 +207,40 @@ class WaiterHub:
         return position
 
 
+#: how often a wait looks whether its client is still connected (a closed tab frees its slot then)
+DISCONNECT_CHECK = 1.0
+
+
+def client_key(address: Optional[str]) -> str:
+    """What the per-address cap counts: an IPv4 address as it is, an IPv6 client by its /64 network
+    (one household or host is given a whole /64, and every address in it is the same client), an
+    IPv4-mapped IPv6 address as its IPv4 address."""
+    if not address:
+        return "?"
+    try:
+        parsed = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+def client_gone(environ: Mapping[str, Any]) -> bool:
+    """True when the client of this request has closed its connection (a closed tab, a lost
+    network): its socket reads as ready with nothing to read. Unknown (no socket, TLS) is False."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    if sock is None:
+        return False
+    try:
+        ready, _, _ = select.select([sock], [], [], 0)
+        return bool(ready) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return False
+
+
 class Slot:
     """One open wait counted by WaitLimits (and by the `tilefold_waiters` gauge of its kind);
     release() once (idempotent)."""
@@ -234,13 +271,14 @@ class WaitLimits:
     def acquire(self, address: Optional[str], kind: str) -> Slot:
         """A slot for one more wait of `kind` (view, chat, mine, stream) from `address`; 429 (that
         address) or 503 (everyone) beyond the caps."""
-        address = address or "?"
+        address = client_key(address)
         with self._lock:
             mine = self._by_address.get(address, 0)
             if self.per_address > 0 and mine >= self.per_address:
                 raise TooMany(
                     "too_many_waits",
-                    f"at most {self.per_address} open streams and long-polls per client address",
+                    f"at most {self.per_address} open streams and long-polls per client address "
+                    "(an IPv6 client: per /64 network)",
                     retry_after=self.retry_after,
                 )
             if self.total > 0 and self._open >= self.total:

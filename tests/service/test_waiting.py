@@ -301,3 +301,58 @@ def test_the_waiting_caps_per_address_and_in_all_release_their_slots():
     one.release()  # idempotent
     two.release()
     assert limits.open == 0
+
+
+def test_ipv6_clients_are_counted_by_their_64_network():
+    """Given a cap of 2 waits per client, when addresses of one IPv6 /64 open waits, then they share
+    the cap (an attacker cannot fill the all-address cap from one /64); another /64 has its own, and
+    an IPv4-mapped address counts as its IPv4 address."""
+    limits = WaitLimits(per_address=2, total=100)
+    held = [limits.acquire("2001:db8:1:2::1", "view"), limits.acquire("2001:db8:1:2:ffff:ffff:ffff:ffff", "view")]
+    with pytest.raises(TooMany):
+        limits.acquire("2001:db8:1:2:abcd::9", "stream")
+    held.append(limits.acquire("2001:db8:1:3::1", "view"))  # the next /64
+    held += [limits.acquire("10.0.0.1", "view"), limits.acquire("::ffff:10.0.0.1", "chat")]
+    with pytest.raises(TooMany):
+        limits.acquire("10.0.0.1", "view")
+    for slot in held:
+        slot.release()
+    assert limits.open == 0
+
+
+@pytest.mark.parametrize("kind", ["view", "stream"])
+def test_a_closed_connection_frees_its_slot_at_once_not_when_the_wait_would_end(tmp_path, kind):
+    """Given a long-poll (or a stream) waiting 20 s on a real server, when its client closes the
+    connection, then its slot is free again within a few seconds (not after 20 s), so a household
+    reconnecting after a network change is not refused."""
+    import socket as sockets
+
+    from werkzeug.serving import make_server
+
+    app, _, match_id = sse_app(tmp_path, MAX_WAIT=20.0, STREAM_HEARTBEAT=20.0)
+    api = MatchClient(__import__("conftest").flask_transport(app.test_client()))
+    token = api.join(match_id, "someone")
+    version = api.view(match_id, token).body["version"]
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        path = f"/api/matches/{match_id}/view?wait=20" if kind == "view" else f"/api/matches/{match_id}/stream"
+        request = (
+            f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            f'If-None-Match: "v{version}"\r\n\r\n'
+        ).encode()
+        client = sockets.create_connection(("127.0.0.1", httpd.server_port))
+        client.sendall(request)
+        limits = app.extensions["tilefold_wait_limits"]
+        deadline = time.monotonic() + 10
+        while limits.open == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert limits.open == 1
+        closed_at = time.monotonic()
+        client.close()
+        while limits.open and time.monotonic() < closed_at + 15:
+            time.sleep(0.05)
+        assert limits.open == 0, "the slot is still held after its client left"
+        print(f"slot freed {time.monotonic() - closed_at:.2f} s after the client left")
+    finally:
+        httpd.shutdown()

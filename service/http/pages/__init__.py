@@ -231,9 +231,11 @@ def _wait_for_mine(
     deadline = time.monotonic() + seconds
     try:
         while (remaining := deadline - time.monotonic()) > 0:
-            moved = waiters.hub().wait_any(known, remaining)
+            moved = waiters.hub().wait_any(known, min(remaining, waiters.DISCONNECT_CHECK))
             if moved == known:
-                break  # timed out
+                if waiters.client_gone(request.environ):
+                    break  # the client left: its slot is freed now
+                continue
             known = moved
             listed, _ = mine.my_matches(svc, held)
             if mine.list_tag(listed) != tag:

@@ -6,6 +6,8 @@ spectators' stream or a match export: only a seat token reads or writes it.
 
 from __future__ import annotations
 
+import time
+
 from flask import current_app, request
 
 from events import ConcurrencyError, NewEvent
@@ -54,8 +56,13 @@ def wait_for_line(stream: str, after: int, seconds: float) -> None:
     client) until the chat stream passes `after` or time runs out; counted by the waiting limits
     like every other wait (429 per address, 503 in all, with Retry-After)."""
     slot = waiters.limits().acquire(request.remote_addr, "chat")
+    deadline = time.monotonic() + seconds
     try:
-        waiters.hub().wait(stream, after, seconds)
+        while (remaining := deadline - time.monotonic()) > 0:
+            if waiters.hub().wait(stream, after, min(remaining, waiters.DISCONNECT_CHECK)) > after:
+                return
+            if waiters.client_gone(request.environ):
+                return  # the client left: its slot is freed now
     finally:
         slot.release()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -60,6 +62,7 @@ def stream(args, match_id):
         allowed=allowed,
         slot=slot,
         shared=waiters.shared(),
+        gone=partial(waiters.client_gone, request.environ),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)

@@ -70,9 +70,11 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return loaded
-            version = waiters.hub().wait(stream_of(loaded.match_id), known, remaining)
+            version = waiters.hub().wait(stream_of(loaded.match_id), known, min(remaining, waiters.DISCONNECT_CHECK))
             if version <= known:
-                return loaded  # timed out
+                if waiters.client_gone(request.environ):
+                    return loaded  # the client left: its slot is freed now, not when the wait would end
+                continue
             known = version
             loaded = service().repo.load(loaded.match_id)
             if loaded.version_for(seat) != seen:
