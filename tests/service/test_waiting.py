@@ -338,8 +338,7 @@ def test_a_closed_connection_frees_its_slot_at_once_not_when_the_wait_would_end(
     try:
         path = f"/api/matches/{match_id}/view?wait=20" if kind == "view" else f"/api/matches/{match_id}/stream"
         request = (
-            f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-            f'If-None-Match: "v{version}"\r\n\r\n'
+            f'GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nIf-None-Match: "v{version}"\r\n\r\n'
         ).encode()
         client = sockets.create_connection(("127.0.0.1", httpd.server_port))
         client.sendall(request)
