@@ -25,3 +25,15 @@ BROWSER_MARKS = [
         reason="Debian chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)",
     ),
 ]
+
+
+def until(page, predicate: str, timeout: float = 8.0) -> None:
+    """Wait until the JavaScript function `predicate` is true on the page, polled from Python: the
+    pages' CSP forbids the string evaluation Playwright's wait_for_function runs in the page."""
+    import time
+
+    stop = time.monotonic() + timeout
+    while not page.evaluate(predicate):
+        if time.monotonic() > stop:
+            raise AssertionError(f"not true within {timeout} s: {predicate}")
+        page.wait_for_timeout(40)

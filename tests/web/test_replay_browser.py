@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
+from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS, until
 
 from audit_support import finished_match
 
@@ -135,11 +135,11 @@ def test_deep_link_and_point_of_view(server, page):
         assert backs == (0 if seat == 2 else hand["seats"][seat]["concealed_count"])
     # switch to everyone: the same step, every hand open
     page.select_option("#perspective", "all")
-    page.wait_for_function("() => document.querySelectorAll('#seat-0 .row.hand > .tile.back').length === 0")
+    until(page, "() => document.querySelectorAll('#seat-0 .row.hand > .tile.back').length === 0")
     assert position(page) == mid and "seat=" not in page.evaluate("location.hash")
     # following a link to another step (hash change) moves there
     page.evaluate(f"location.hash = '#e={steps[3]['version']}'")
-    page.wait_for_function("() => document.getElementById('slider').value === '3'")
+    until(page, "() => document.getElementById('slider').value === '3'")
 
 
 def _frames(app, match_id, seat="all"):
@@ -277,7 +277,7 @@ def test_review_navigation(server, page):
         assert page.locator("#review-item .rv-line").first.locator(f".tile[data-tile='{first['made']}']").count() == 1
     # everyone's view has no review (it would not be one seat's knowledge)
     page.select_option("#perspective", "all")
-    page.wait_for_function("() => document.getElementById('review-next').disabled")
+    until(page, "() => document.getElementById('review-next').disabled")
 
 
 def test_phone_layout_has_no_horizontal_scroll(server, browser):
@@ -378,7 +378,7 @@ def test_a_paged_replay_is_joined_from_its_pages(server, page):
     app.config["REPLAY_WHOLE_HANDS"] = 1
     try:
         page.goto(f"{base}/replay/{match_id}#seat=1")
-        page.wait_for_function(f"() => document.getElementById('slider').max === '{len(whole['steps']) - 1}'")
+        until(page, f"() => document.getElementById('slider').max === '{len(whole['steps']) - 1}'")
         page.select_option("#hand", str(len(whole["hands"]) - 1))
         assert position(page) == whole["hands"][-1]["start"]
         page.click("#review-next")

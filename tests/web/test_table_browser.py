@@ -12,7 +12,7 @@ import json
 import pytest
 
 from axe_support import violations
-from browser_support import BROWSER_MARKS
+from browser_support import BROWSER_MARKS, until
 from test_web_browser import browser, contexts, server  # noqa: F401 - fixtures
 
 import engine
@@ -217,14 +217,14 @@ def test_open_matches_newest_first_paged_only_joinable_and_the_creator_follows_t
     page.fill("input[name=name]", "Host")
     page.click("#create-btn")
     page.wait_for_selector("#created:not([hidden])")
-    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('1/4')")
+    until(page, "() => document.getElementById('created-status').textContent.includes('1/4')")
     match_id = page.input_value("#invite-url").rstrip("/").rsplit("/", 1)[1]
     svc.join(match_id, "Bob")
-    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('2/4')")
+    until(page, "() => document.getElementById('created-status').textContent.includes('2/4')")
     assert "Bob" in page.text_content("#created-seats")
     svc.join(match_id, "Carol")
     svc.join(match_id, "Dave")
-    page.wait_for_function("() => document.getElementById('created-status').textContent.includes('started')")
+    until(page, "() => document.getElementById('created-status').textContent.includes('started')")
 
 
 # ------------------------------------------------------------------------------- accessibility
