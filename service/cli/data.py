@@ -94,7 +94,7 @@ def _copy(args: argparse.Namespace, name: str, *, empty: bool, live: bool) -> in
         print(f"tilefold {name}: no such SQLite file {args.source!r}", file=sys.stderr)
         return 2
     source = open_store_for(args.source, "read", registry=Registry())  # raw rows: no upcasting needed
-    destination = open_store_for(args.destination, "migrate", registry=Registry())
+    destination = open_store_for(args.destination, "serve", registry=Registry())  # no DDL on tables in use
     try:
         age = None if live else newest_age(source)
         if age is not None and age < QUIET_SECONDS:
