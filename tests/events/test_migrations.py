@@ -124,3 +124,26 @@ def test_a_node_starting_beside_a_busy_snapshots_table_takes_no_lock_on_it(pg_ur
         threading.Thread(target=start, daemon=True).start()
         started = done.wait(15)
     assert started and not failure, failure  # it finished while the live transaction still held its locks
+
+
+def test_migrate_beside_a_live_node_gives_up_with_the_cause_instead_of_waiting(pg_url):
+    """An ALTER TABLE that a running node's open transaction blocks: `migrate` waits lock_timeout,
+    then fails naming the cause (stop the nodes); nothing of the migration is kept."""
+    import psycopg
+
+    from events.diagnose import explain
+
+    PostgresEventStore.initialise(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE schema_version")
+        conn.execute("ALTER TABLE snapshots DROP COLUMN seal")
+    with psycopg.connect(pg_url, autocommit=True) as live, live.transaction():
+        live.execute("SELECT count(*) FROM snapshots")  # a node's transaction, still open
+        with pytest.raises(psycopg.errors.LockNotAvailable) as failed:
+            PostgresEventStore(pg_url).migrate(lock_timeout=1.0)
+    assert "in use by running nodes" in explain(failed.value, pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is not None  # the version table
+        assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0  # but no migration recorded
+    store = PostgresEventStore(pg_url)
+    assert store.migrate().current == 0 and store.schema_version() == latest(store)  # with the node gone it runs
