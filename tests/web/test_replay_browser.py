@@ -359,9 +359,16 @@ def test_screenshots(server, page, tmp_path, browser, hanshan_match):
     page.screenshot(path=os.path.join(out, "replay-settlement-hanshan.png"), full_page=True)
     review = _frames(app, match_id, "2")["review"]
     target = next((r["step"] for r in review if r["differs"]), review[0]["step"])
-    page.goto(f"{base}/replay/{match_id}#e={steps[target]['version']}&seat=2")
-    page.wait_for_selector("#review-item")
-    page.locator("#review-card").screenshot(path=os.path.join(out, "replay-review.png"))
+    for size, name in (
+        ({"width": 1366, "height": 768}, "replay-review.png"),
+        ({"width": 390, "height": 844}, "replay-review-phone.png"),
+    ):
+        sharp = browser.new_context(viewport=size, device_scale_factor=2)  # the review readable at its size
+        shot = sharp.new_page()
+        shot.goto(f"{base}/replay/{match_id}#e={steps[target]['version']}&seat=2")
+        shot.wait_for_selector("#review-item")
+        shot.locator("#review-card").screenshot(path=os.path.join(out, name))
+        sharp.close()
     context = browser.new_context(viewport={"width": 390, "height": 844})
     phone = context.new_page()
     phone.goto(f"{base}/replay/{match_id}#e={steps[end]['version']}")
