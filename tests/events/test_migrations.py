@@ -147,3 +147,23 @@ def test_migrate_beside_a_live_node_gives_up_with_the_cause_instead_of_waiting(p
         assert conn.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 0  # but no migration recorded
     store = PostgresEventStore(pg_url)
     assert store.migrate().current == 0 and store.schema_version() == latest(store)  # with the node gone it runs
+
+
+def test_the_migrate_command_checks_then_applies(backend, capsys, monkeypatch):
+    import json
+
+    import service.cli
+    from service.cli import main
+
+    monkeypatch.setattr(service.cli, "gunicorn_app", lambda options: pytest.fail("serve started gunicorn"))
+
+    store = backend.store(registry=Registry())
+    raw(backend, ["DROP TABLE schema_version", "ALTER TABLE snapshots DROP COLUMN seal"])
+    assert main(["migrate", "--check", "--db", backend.target]) == 1  # pending, nothing changed
+    assert json.loads(capsys.readouterr().out)["pending"] is True
+    assert main(["serve", "--db", backend.target]) == 2  # a node refuses, naming the command
+    assert "stop every node and run `tilefold migrate`" in capsys.readouterr().err
+    assert main(["migrate", "--db", backend.target]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["schema_version"] == latest(store) and report["pending"] is False
+    assert main(["migrate", "--check", "--db", backend.target]) == 0
