@@ -57,8 +57,9 @@ SHAPE = _shape()
 def format_key() -> str:
     """The format snapshots are written (and read) in now: sealed pickle, rules version, state shape
     ("sealed": rows from before seals are never read, so they cannot pass for sealed ones;
-    "numbered": with the per-viewer numbering, service/model/numbering.py)."""
-    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}-numbered"
+    "numbered": with the per-viewer numbering, service/model/numbering.py; "private-orders": standing
+    orders hidden from the other viewers' numberings)."""
+    return f"sealed-pickle{PICKLE_PROTOCOL}-rules{engine.RULES_VERSION}-{SHAPE}-numbered-private-orders"
 
 
 def encode(state: Any, room: rooms.Room, numbering: Numbering = NONE_HIDDEN) -> bytes:

@@ -10,7 +10,8 @@ nothing a viewer sees changes when one is appended, and no gap ever appears.
 Whether an event is hidden from a viewer depends only on the event and the viewer, so a match
 keeps, per viewer (seats 0-3 and the public), the short sorted tuple of the global versions
 hidden from it: global -> viewer is `g - (hidden <= g)`, viewer -> global a walk of that tuple.
-Only events of the types in engine.MAY_HIDE are ever looked at. "all" (the full record) is the
+Only events of the types in engine.MAY_HIDE, and the seat-private service events
+(PRIVATE_SERVICE_TYPES: standing orders), are ever looked at. "all" (the full record) is the
 global numbering itself.
 """
 
@@ -47,6 +48,18 @@ def slot(viewer: Any) -> Optional[int]:
     return PUBLIC
 
 
+#: service events only their own seat sees while the match runs: a seat's standing orders (an
+#: auto-pass that never declines a win, public, would let an open window tell that someone can win)
+PRIVATE_SERVICE_TYPES = frozenset({"orders_set"})
+
+
+def hidden_from(event: dict[str, Any], viewer: Any) -> bool:
+    """engine.hidden_from, and a seat's private service events from every viewer but that seat."""
+    if event.get("type") in PRIVATE_SERVICE_TYPES:
+        return viewer != "all" and viewer != event.get("seat")
+    return engine.hidden_from(event, viewer)
+
+
 @dataclass(frozen=True)
 class Numbering:
     """For each viewer slot, the sorted global versions of the events hidden from it (arrays,
@@ -59,11 +72,11 @@ class Numbering:
         engine.MAY_HIDE are looked at (`redact` hides nothing else)."""
         added: Optional[list[list[int]]] = None
         for version, kind, fields in events:
-            if kind not in engine.MAY_HIDE:
+            if kind not in engine.MAY_HIDE and kind not in PRIVATE_SERVICE_TYPES:
                 continue
             event = fields if fields.get("type") == kind else {"type": kind, **fields}
             for index, viewer in enumerate(VIEWERS):
-                if engine.hidden_from(event, viewer):
+                if hidden_from(event, viewer):
                     added = added or [[] for _ in VIEWERS]
                     added[index].append(version)
         if added is None:

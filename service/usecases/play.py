@@ -19,7 +19,8 @@ from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
 from ..infra.notify import Notifier, Webhooks, new_secret
-from ..model.numbering import Numbering
+from ..model.numbering import Numbering, hidden_from
+from ..model.orders import STANDING_ORDER
 from ..model.errors import Busy, Conflict, Forbidden, ServiceError, Unauthenticated, VersionConflict
 from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
@@ -507,12 +508,16 @@ def renumbered(items: list[dict], numbering: Numbering, viewer: Any) -> list[dic
 def public_event(stored, viewer: Any) -> Optional[dict]:
     """One stored event as {version, type, payload, recorded_at}, redacted for viewer (None: not shown)."""
     if stored.type in rooms.SERVICE_EVENT_TYPES:
+        if hidden_from({"type": stored.type, **stored.payload}, viewer):
+            return None  # another seat's standing orders
         payload = rooms.public_payload(stored.payload)
     else:
         redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
         if redacted is None:
             return None
         payload = {key: value for key, value in redacted.items() if key != "type"}
+        if payload.get("reason") == STANDING_ORDER and viewer != "all" and viewer != payload.get("seat"):
+            payload.pop("reason")  # a move made by a standing order looks like any other to the table
     return {"version": stored.version, "type": stored.type, "payload": payload, "recorded_at": stored.recorded_at}
 
 

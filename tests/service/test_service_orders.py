@@ -117,3 +117,43 @@ def test_orders_after_the_match_is_over_are_refused(t):
     assert t.api.summary(match_id)["status"] == "over"
     reply = t.api.call("PUT", f"/api/matches/{match_id}/orders", {"auto_pass": True}, token=tokens[0])
     assert (reply.status, reply.body["code"]) == (409, "match_over")
+
+
+def test_standing_orders_are_private_to_their_seat(t):
+    """Given four humans, when seat 1 turns auto-pass and auto-discard on, then no other seat and
+    no spectator sees an orders_set event, no other viewer's version moves, and a move its orders
+    make carries its standing-order reason only for seat 1 (to the others it is a move like any
+    other); seat 1 sees its own orders."""
+    match_id, _, tokens = t.match("koudiandian", {"hands": 1}, deadline=None)
+    before = {seat: t.api.view(match_id, tokens[seat]).body["version"] for seat in (0, 2, 3)}
+    public_before = t.api.summary(match_id)["version"]
+    put_orders(t, match_id, tokens[1], auto_pass=True, auto_discard=True)
+    for seat in (0, 2, 3):
+        assert t.api.view(match_id, tokens[seat]).body["version"] == before[seat]
+        feed = t.api.call("GET", f"/api/matches/{match_id}/events", token=tokens[seat]).body["events"]
+        assert "orders_set" not in {e["type"] for e in feed}
+    assert t.api.summary(match_id)["version"] == public_before
+    spectators = t.api.call("GET", f"/api/matches/{match_id}/spectate/events").body["events"]
+    assert "orders_set" not in {e["type"] for e in spectators}
+    own = t.api.call("GET", f"/api/matches/{match_id}/events", token=tokens[1]).body["events"]
+    assert [e["payload"] for e in own if e["type"] == "orders_set"] == [
+        {"seat": 1, "auto_pass": True, "auto_discard": True}
+    ]
+    rng = random.Random(11)
+    print("seed 11")
+    for _ in range(300):  # play seat 0, 2 and 3 until seat 1's orders made a discard
+        if t.reasons(match_id, "standing_order") or t.api.summary(match_id)["status"] == "over":
+            break
+        for seat in (0, 2, 3):
+            view = t.api.view(match_id, tokens[seat]).body
+            if view["legal_actions"]:
+                t.api.act(match_id, tokens[seat], rng.choice(view["legal_actions"]), view["version"])
+                break
+        else:
+            break
+    auto = [e for e in t.reasons(match_id, "standing_order") if e["type"] == "discarded"]
+    assert auto, "seat 1's orders made no discard"
+    for seat, token in enumerate(tokens):
+        feed = t.api.call("GET", f"/api/matches/{match_id}/events", token=token).body["events"]
+        reasons = {e["payload"].get("reason") for e in feed if e["type"] == "discarded" and e["payload"]["seat"] == 1}
+        assert ("standing_order" in reasons) == (seat == 1), (seat, reasons)
