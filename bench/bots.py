@@ -1,115 +1,134 @@
-"""Bots: `normal` against `easy`, two of each at the table, and the time of a bot decision.
+"""Bot strength and speed: every level against the greedy baseline (bench/greedy.py) and against each
+other, in each rule set (扣点点, 扣点点 with 耗子, 含山); and the time of a bot decision.
 
-    python bench/bots.py [HANDS] [VARIANT ...]     (default 4,000 hands per variant, both variants)
+    python bench/bots.py [--hands N] [--rules kdd haozi hanshan] [--pairs normal:greedy strong:normal ...]
 
-Matches of 8 hands from deterministic seeds (engine.selfplay.seeds_from); the seats of the two
-`normal` bots rotate through the six ways of placing two of four, one arrangement per match.
-For each level: average score per seat-hand, and the win rate (hands won / seat-hands), each with a
-95% confidence interval (normal approximation; the score CI from the per-hand difference
-normal - easy, so the table's luck cancels). Every decision of each level is timed
-around the bot call, wall clock (time.perf_counter) and the process's CPU time (time.process_time,
-which leaves out the time other processes of a shared machine take): median, p99 and max in ms.
+For a pair A:B and a rule set, two seatings are played, N hands each (default 1,000):
+"one A, three B" and "one B, three A". Matches of 8 hands from fixed seeds (engine.selfplay.seeds_from,
+label `bench-bots/<rule set>/<match>`: both seatings and every pair play the same deals); the lone seat
+moves one place per match (seats 0, 1, 2, 3, 0, ...). Per hand the figure is the lone seat's score
+minus the mean of the other three seats' scores, given as A - B (the second seating's sign flipped),
+with a 95% confidence interval (1.96 standard errors of the per-hand figures; hands are treated as
+independent). Every decision of each player is timed around its call, wall clock
+(time.perf_counter) and the process's CPU time (time.process_time, which leaves out the time other
+processes of a shared machine take): median and p99 in ms, printed with the load average.
 """
 
 from __future__ import annotations
 
-import itertools
+import argparse
 import math
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.greedy import greedy_action  # noqa: E402
 from engine.actions import pending_seats  # noqa: E402
-from engine.bot import bot_action  # noqa: E402
+from engine.bot import LEVELS, bot_action  # noqa: E402
 from engine.selfplay import seeds_from  # noqa: E402
+from engine.state import MatchState  # noqa: E402
 from engine.table import initial_state, step  # noqa: E402
 
 HANDS_PER_MATCH = 8
-ARRANGEMENTS = [
-    tuple("normal" if s in pair else "easy" for s in range(4)) for pair in itertools.combinations(range(4), 2)
-]
+RULE_SETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "kdd": ("koudiandian", {}),
+    "haozi": ("koudiandian", {"wilds": True}),
+    "hanshan": ("hanshan", {}),
+}
+TITLES = {"kdd": "扣点点", "haozi": "扣点点 耗子", "hanshan": "含山"}
+DEFAULT_PAIRS = ["easy:greedy", "normal:greedy", "strong:greedy", "normal:easy", "strong:normal"]
+
+Chooser = Callable[[MatchState, int], dict[str, Any]]
 
 
-def play(variant: str, levels: tuple[str, ...], seeds, timings: dict) -> list[dict]:
-    """One match; returns its hand_ended events."""
+def chooser(player: str) -> Chooser:
+    if player == "greedy":
+        return greedy_action
+    return lambda state, seat: bot_action(state, seat, player)
+
+
+def play(rule_set: str, players: tuple[str, ...], match: int, timings: dict[str, list[float]]) -> list[list[int]]:
+    """One match of HANDS_PER_MATCH hands; the deltas of each hand."""
+    variant, options = RULE_SETS[rule_set]
+    seeds = seeds_from(f"bench-bots/{rule_set}/{match}")
+    choose = [chooser(p) for p in players]
     state = initial_state()
-    ended = []
-    events, state = step(state, {"action": "start_match", "variant": variant, "options": {"hands": HANDS_PER_MATCH}})
+    out = []
+    events, state = step(
+        state, {"action": "start_match", "variant": variant, "options": {**options, "hands": HANDS_PER_MATCH}}
+    )
     while state.phase != "match_over":
         if state.needs_new_hand:
             events, state = step(state, {"action": "start_hand", "seed": next(seeds)})
         else:
             seat = pending_seats(state)[0]
             started, cpu = time.perf_counter(), time.process_time()
-            command = bot_action(state, seat, levels[seat])
-            timings[levels[seat]].append(time.perf_counter() - started)
-            timings[levels[seat] + "_cpu"].append(time.process_time() - cpu)
+            command = choose[seat](state, seat)
+            timings.setdefault(players[seat], []).append(time.perf_counter() - started)
+            timings.setdefault(players[seat] + " CPU", []).append(time.process_time() - cpu)
             events, state = step(state, dict(command, seat=seat))
-        ended += [e for e in events if e["type"] == "hand_ended"]
-    return ended
+        out += [e["settlement"]["deltas"] for e in events if e["type"] == "hand_ended"]
+    return out
 
 
-def _spread(times: list[float]) -> str:
-    t = sorted(times)
-    p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
-    return f"median {1000 * statistics.median(t):.2f} p99 {1000 * p99:.2f} max {1000 * t[-1]:.1f} ({len(t)} decisions)"
+def seating(rule_set: str, lone: str, others: str, hands: int, timings: dict[str, list[float]]) -> list[float]:
+    """Per hand: the lone player's score minus the mean of the three others'."""
+    diffs: list[float] = []
+    match = 0
+    while len(diffs) < hands:
+        seat = match % 4
+        players = tuple(lone if s == seat else others for s in range(4))
+        for deltas in play(rule_set, players, match, timings):
+            rest = [deltas[s] for s in range(4) if s != seat]
+            diffs.append(deltas[seat] - statistics.fmean(rest))
+        match += 1
+    return diffs[:hands]
 
 
-def _mean_ci(values: list[float]) -> tuple[float, float]:
+def mean_ci(values: list[float]) -> tuple[float, float]:
     mean = statistics.fmean(values)
     half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
     return mean, half
 
 
-def _rate_ci(wins: int, n: int) -> tuple[float, float]:
-    p = wins / n
-    return p, 1.96 * math.sqrt(p * (1 - p) / n)
-
-
-def run(variant: str, hands: int) -> None:
-    seeds = seeds_from(f"bench-bots/{variant}")
-    timings: dict[str, list[float]] = {"easy": [], "normal": [], "easy_cpu": [], "normal_cpu": []}
-    per_level: dict[str, list[int]] = {"easy": [], "normal": []}
-    wins = {"easy": 0, "normal": 0}
-    diffs: list[float] = []
-    played = 0
-    started = time.perf_counter()
-    match = 0
-    while played < hands:
-        levels = ARRANGEMENTS[match % len(ARRANGEMENTS)]
-        match += 1
-        for ended in play(variant, levels, seeds, timings):
-            deltas = ended["settlement"]["deltas"]
-            for seat, level in enumerate(levels):
-                per_level[level].append(deltas[seat])
-            if ended["winner"] is not None:
-                wins[levels[ended["winner"]]] += 1
-            n = [deltas[s] for s in range(4) if levels[s] == "normal"]
-            e = [deltas[s] for s in range(4) if levels[s] == "easy"]
-            diffs.append(statistics.fmean(n) - statistics.fmean(e))
-            played += 1
-    elapsed = time.perf_counter() - started
-    print(f"{variant}: {played} hands ({match} matches of {HANDS_PER_MATCH}), {elapsed:.0f} s")
-    for level in ("normal", "easy"):
-        mean, half = _mean_ci(per_level[level])
-        rate, rhalf = _rate_ci(wins[level], len(per_level[level]))
-        print(f"  {level:6s} score/hand {mean:+7.2f} ± {half:5.2f}   win rate {100 * rate:5.1f}% ± {100 * rhalf:4.1f}")
-        print(
-            f"         decision ms, wall clock: {_spread(timings[level])}; CPU time: {_spread(timings[level + '_cpu'])}"
-        )
-    mean, half = _mean_ci(diffs)
-    draws = played - wins["normal"] - wins["easy"]
-    print(f"  normal - easy per hand (mean of a level's two seats): {mean:+.2f} ± {half:.2f}; draws {draws}")
+def spread(times: list[float]) -> str:
+    t = sorted(times)
+    p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
+    return f"median {1000 * statistics.median(t):.2f} ms, p99 {1000 * p99:.2f} ms ({len(t)} decisions)"
 
 
 def main() -> None:
-    hands = int(sys.argv[1]) if len(sys.argv) > 1 else 4000
-    variants = sys.argv[2:] or ["koudiandian", "hanshan"]
-    for variant in variants:
-        run(variant, hands)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--hands", type=int, default=1000, help="hands per seating (default 1000)")
+    parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
+    parser.add_argument("--pairs", nargs="+", default=DEFAULT_PAIRS, help="A:B pairs (levels or greedy)")
+    args = parser.parse_args()
+    for pair in args.pairs:
+        a, b = pair.split(":")
+        for p in (a, b):
+            if p != "greedy" and p not in LEVELS:
+                parser.error(f"unknown player {p!r}: {', '.join(LEVELS)} or greedy")
+    print(f"{args.hands} hands per seating; load average {os.getloadavg()[0]:.2f} at start")
+    timings: dict[str, list[float]] = {}
+    for rule_set in args.rules:
+        for pair in args.pairs:
+            a, b = pair.split(":")
+            started = time.perf_counter()
+            one_a = mean_ci(seating(rule_set, a, b, args.hands, timings))
+            one_b = mean_ci([-d for d in seating(rule_set, b, a, args.hands, timings)])
+            print(
+                f"{TITLES[rule_set]:10s} {a} - {b} per hand: one {a} vs three {b} {one_a[0]:+6.2f} ± {one_a[1]:4.2f}; "
+                f"one {b} vs three {a} {one_b[0]:+6.2f} ± {one_b[1]:4.2f}  ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
+    for player, times in sorted(timings.items()):
+        print(f"decision time {player:10s}: {spread(times)}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

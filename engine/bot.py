@@ -1,5 +1,6 @@
-"""Server-side players at two levels: `easy` (wins when it can, declares ready, keeps connected
-tiles) and `normal` (engine.bot_normal: the hand analyser, wait values, caution)."""
+"""Server-side players at three levels: `easy` (wins when it can, declares ready, keeps connected
+tiles), `normal` (engine.bot_normal: the hand analyser, the worth of waits and flushes, caution)
+and `strong` (engine.bot_strong: defence by sampling the declared hands, a look one draw ahead)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,16 @@ from engine.state import MatchState
 from engine.tiles import is_honour, kind, rank_of
 
 
-LEVELS = ("easy", "normal")
+LEVELS = ("easy", "normal", "strong")
 
 
 def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict[str, Any]:
     """Choose among the seat's legal actions using only what that seat can see."""
+    if level == "strong":
+        from engine.bot_strong import strong_action
+        from engine.views import view
+
+        return strong_action(view(state, seat))  # the seat's view alone: what a person there sees
     if level == "normal":
         from engine.bot_normal import normal_action
 

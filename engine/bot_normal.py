@@ -9,16 +9,32 @@ count. Never another hand, a face-down discard of another seat, or the wall.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from engine import analysis as A
 from engine import variants
 from engine.actions import legal_actions
 from engine.scoring import Meld, WinContext, score
 from engine.state import MatchState
-from engine.tiles import kind, name, points
+from engine.tiles import kind, name, parse, points
+from engine.views import view
 
 _DISCARD_WIN_MIN = 6  # K-4: a tile worth less never wins on a discard in 扣点点
+
+
+@dataclass(frozen=True)
+class _SeatSeen:
+    """A seat as the view shows it: declared or not, concealed tile count, melds (kinds), river."""
+
+    ready: bool
+    concealed: int
+    melds: tuple[dict[str, Any], ...]
+    discards: tuple[dict[str, Any], ...]
+
+    @staticmethod
+    def of(seen: dict[str, Any]) -> "_SeatSeen":
+        melds = tuple({**m, "tile": kind(m["tile"])} for m in seen["melds"])
+        return _SeatSeen(bool(seen["ready"]), seen["concealed_count"], melds, tuple(seen["discards"]))
 
 
 @dataclass(frozen=True)
@@ -36,34 +52,52 @@ class Knowledge:
     ready: bool
     threats: tuple[int, ...]  # other seats that declared ready
     safe_against: frozenset[int]  # kinds a threat discarded face up after declaring
+    wall: int = 0  # tiles left to draw (public)
+    passed_by_threats: frozenset[int] = frozenset()  # kinds discarded face up since every threat declared
+    table: tuple["_SeatSeen", ...] = ()  # every seat as this seat sees it
 
     @staticmethod
     def of(state: MatchState, seat: int) -> "Knowledge":
-        hand = state.in_hand
-        me = hand.seats[seat]
+        """What `seat` knows now: read off the seat's view (engine.views), never the state itself."""
+        return Knowledge.of_view(view(state, seat))
+
+    @staticmethod
+    def of_view(seen: dict[str, Any]) -> "Knowledge":
+        """From a seat's view (engine.views.view): the same redacted document a person gets."""
+        hand = seen["hand"]
+        seat = seen["seat"]
+        seats = [_SeatSeen.of(s) for s in hand["seats"]]
+        me = seats[seat]
+        counts = [0] * 34
+        for k in parse(hand["seats"][seat]["concealed"] or ""):
+            counts[k] += 1
         visible = [0] * 34
-        for s, other in enumerate(hand.seats):
+        for s, other in enumerate(seats):
             for m in other.melds:
                 visible[m["tile"]] += 4 if m["type"] == "kong" else 3
             for d in other.discards:
                 if d.get("claimed") or d.get("tile") is None or (d.get("face_down") and s != seat):
                     continue
                 visible[_kind_of(d["tile"])] += 1
-        threats = tuple(s for s in range(4) if s != seat and hand.seats[s].ready)
-        safe = frozenset(k for s in threats for k in _after_declaring(hand.seats[s].discards))
-        variant = state.variant or ""
+        threats = tuple(s for s in range(4) if s != seat and seats[s].ready)
+        safe = frozenset(k for s in threats for k in _after_declaring(seats[s].discards))
+        variant = seen["variant"] or ""
+        wild = kind(hand["wild"]) if hand["wild"] else None
         return Knowledge(
             variant,
-            state.options,
+            seen["options"],
             seat,
-            hand.dealer,
-            tuple(me.counts),
+            hand["dealer"],
+            tuple(counts),
             tuple(me.melds),
-            tuple(A.unseen(me.counts, visible)),
-            A.Rules.of(variant, hand.wild),
-            me.ready,
+            tuple(A.unseen(counts, visible)),
+            A.Rules.of(variant, wild),
+            bool(me.ready),
             threats,
             safe,
+            hand["wall_count"],
+            _passed_since(seats, threats),
+            tuple(seats),
         )
 
     @property
@@ -71,7 +105,7 @@ class Knowledge:
         return 4 - len(self.melds)
 
 
-def _after_declaring(discards: list[dict[str, Any]]) -> list[int]:
+def _after_declaring(discards: Sequence[dict[str, Any]]) -> list[int]:
     """Face-up discards after the face-down declaring one (K-2): the locked hand let them go."""
     out: list[int] = []
     declared = False
@@ -81,6 +115,26 @@ def _after_declaring(discards: list[dict[str, Any]]) -> list[int]:
         elif declared and d.get("tile") is not None:
             out.append(_kind_of(d["tile"]))
     return out
+
+
+def _passed_since(seats: Sequence[Any], threats: Sequence[int]) -> frozenset[int]:
+    """Kinds let go face up since every threat declared, by anyone, and not won on. In 扣点点 (K-5)
+    a declared hand that lets a winning discard pass may no longer win on that kind by discard.
+    The seats' rivers are not ordered against each other: a seat's last n-1 discards, n the
+    threat's discards after its declaring one, surely came after the declaration (one per turn)."""
+    if not threats:
+        return frozenset()
+    common: Optional[set[int]] = None
+    for t in threats:
+        after = len(_after_declaring(seats[t].discards))
+        kinds = set(_after_declaring(seats[t].discards))
+        for s, other in enumerate(seats):
+            if s == t or after < 2:
+                continue
+            river = [d for d in other.discards if not d.get("face_down") and d.get("tile") is not None]
+            kinds.update(_kind_of(d["tile"]) for d in river[-(after - 1) :])
+        common = kinds if common is None else common & kinds
+    return frozenset(common or ())
 
 
 def _kind_of(tile: Any) -> int:
@@ -233,18 +287,133 @@ def _discard_choice(know: Knowledge, choices: list[dict[str, Any]]) -> dict[str,
     tiles = [kind(c["tile"]) for c in choices]
     if len(tiles) == 1:
         return choices[0]
-    options = _valued_options(know, tiles)
-    if variants.get(know.variant).points_caution:  # K-2/K-4/K-8
-        options = sorted(options, key=lambda o: _kdd_key(know, o))
-    return {"action": "discard", "tile": name(options[0].tile)}
+    return {"action": "discard", "tile": name(best_discard(know, tiles))}
 
 
-def _valued_options(know: Knowledge, tiles: list[int]) -> list[A.DiscardOption]:
+def best_discard(know: Knowledge, tiles: Sequence[int], danger: Optional[Callable[[int], float]] = None) -> int:
+    """The discard worth the most: the hand's chance to win (improving tiles by unseen copies, the
+    draws left) times what the win is worth (the ready hand's waits scored; before that the
+    variant's `bot_plans`, flushes included), less the expected cost of feeding a declared hand."""
+    worth = discard_worths(know, tiles)
+    risk = danger or (lambda t: _feeding_cost(know, t))
+    caution = variants.get(know.variant).points_caution
+    return max(tiles, key=lambda t: (round(worth[t] - risk(t), 6), -points(t) if caution else 0, -t))
+
+
+def discard_worths(know: Knowledge, tiles: Sequence[int]) -> dict[int, float]:
+    """tile -> the hand's worth after letting it go (see `best_discard`)."""
+    counts = list(know.counts)
+    options = {o.tile: o for o in _valued_options(know, list(tiles), judge_all=True)}
+    draws = max(1, know.wall // 4)
+    pool = max(1, sum(know.hidden))
+    plans = variants.get(know.variant).bot_plans
+    out = {}
+    for t in tiles:
+        rest = counts[:]
+        rest[t] -= 1
+        out[t] = max(_plain_worth(know, options[t], draws, pool, plans), _flush_worth(know, rest, draws, pool, plans))
+    return out
+
+
+def _plain_worth(know: Knowledge, o: A.DiscardOption, draws: int, pool: int, plans: Mapping[str, float]) -> float:
+    if o.shanten == 0 and o.waits:
+        live = [(n, v) for _, n, v in o.waits if n and v > 0]
+        k = sum(n for n, _ in live)
+        if k and not (variants.get(know.variant).points_caution and not _declarable(know, o)):
+            return chance(0, k, draws) * sum(n * v for n, v in live) / k
+        return chance(1, o.improving_unseen, draws) * plans.get("plain", 1.0)
+    return chance(max(o.shanten, 0), o.improving_unseen, draws) * plans.get("plain", 1.0)
+
+
+def _declarable(know: Knowledge, o: A.DiscardOption) -> bool:
+    """K-2: a ready hand may declare (and so win) only with a wait worth 6 or more."""
+    return know.ready or any(points(t) >= _DISCARD_WIN_MIN and t != know.rules.wild for t, _, _ in o.waits)
+
+
+def hand_worth(know: Knowledge, counts: list[int]) -> float:
+    """The worth of a 3n+1 hand as it stands (as `discard_worths` judges the hand after a discard)."""
+    draws = max(1, know.wall // 4)
+    pool = max(1, sum(know.hidden))
+    plans = variants.get(know.variant).bot_plans
+    o = A.judge_hand(counts, know.sets, know.rules, know.hidden)
+    if o.shanten == 0:
+        o = _valued(know, counts, o, _value_of(know), variants.get(know.variant).bot_scored_waits)
+    return max(_plain_worth(know, o, draws, pool, plans), _flush_worth(know, counts, draws, pool, plans))
+
+
+_SUITS = ((0, 9), (9, 18), (18, 27))
+
+
+def _flush_worth(know: Knowledge, rest: list[int], draws: int, pool: int, plans: Mapping[str, float]) -> float:
+    """The best flush to aim at: the hand without the tiles outside one suit (and the honours for a
+    full flush) judged like a hand, its improving tiles only those of the flush."""
+    best = 0.0
+    for plan, honours in (("half_flush", True), ("full_flush", False)):
+        value = plans.get(plan)
+        if value is None:
+            continue
+        for lo, hi in _SUITS:
+            keep = _flush_kinds(know, lo, hi, honours)
+            if any(m["tile"] not in keep for m in know.melds):
+                continue
+            kept = [n if k in keep else 0 for k, n in enumerate(rest)]
+            if sum(kept) < 8:  # too far to be worth judging
+                continue
+            missing = A.hand_missing(kept, know.sets, know.rules)
+            k = sum(know.hidden[t] for t in A.improving_tiles(kept, know.sets, know.rules) if t in keep)
+            best = max(best, chance(missing - 1, k, draws) * value)
+    return best
+
+
+def _flush_kinds(know: Knowledge, lo: int, hi: int, honours: bool) -> frozenset[int]:
+    kinds = set(range(lo, hi))
+    if honours:
+        kinds.update(range(27, 34))
+    if know.rules.wild is not None:
+        kinds.add(know.rules.wild)
+    if know.rules.stand_in is not None:
+        kinds.add(know.rules.stand_in[0])  # H-9: a 白板 leaves a flush a flush
+    return frozenset(kinds)
+
+
+_STEP = 0.3  # each further step from ready leaves about this share of the chance to win
+_READY_HALF = 8  # a ready hand with this many live waits unseen wins about half the time
+_STEP_HALF = 20  # a hand short of ready with this many improving tiles unseen takes its next step about half the time
+
+
+def chance(shanten: int, k: int, draws: int) -> float:
+    """A rough chance to win from `shanten` steps with `k` unseen tiles that help, `draws` draws left."""
+    if draws <= shanten or k <= 0:
+        return 0.0
+    if shanten <= 0:
+        return k / (k + _READY_HALF)
+    return _STEP**shanten * k / (k + _STEP_HALF)
+
+
+_FEED_CHANCE = {True: 0.10, False: 0.07}  # suit tile / honour: the chance one declared hand waits on it
+
+
+def _feeding_cost(know: Knowledge, tile: int) -> float:
+    """扣点点: what letting `tile` go costs on average against the declared hands (K-8: a discarder
+    who has not declared pays all three shares; K-4: under 6 points never wins on a discard)."""
+    if not know.threats or know.ready or not variants.get(know.variant).points_caution:
+        return 0.0
+    if _danger(know, tile) == 0:
+        return 0.0
+    chance = _FEED_CHANCE[tile < 27] if know.hidden[tile] else 0.02
+    return len(know.threats) * chance * 3 * points(tile)
+
+
+def _valued_options(know: Knowledge, tiles: list[int], judge_all: bool = False) -> list[A.DiscardOption]:
     """Discards judged by efficiency; when some make the hand ready, the few with the most live
     waits get their waits valued by the variant's scoring (bounded work per decision: the
     variant's entry may cap the waits scored, `bot_scored_waits`, shared among those discards)."""
     counts = list(know.counts)
-    options = A.discard_options(counts, know.sets, know.rules, know.hidden, None, tiles)
+    if judge_all:
+        options = [A.judge_discard(counts, t, know.sets, know.rules, know.hidden) for t in sorted(set(tiles))]
+        options.sort(key=A.DiscardOption.key)
+    else:
+        options = A.discard_options(counts, know.sets, know.rules, know.hidden, None, tiles)
     ready = [o for o in options if o.shanten == 0][:_VALUED_DISCARDS]
     if not ready:
         return options
@@ -263,6 +432,13 @@ def _with_values(
     with the most unseen copies (ties: kind order); any others count at the mean of those."""
     rest = list(counts)
     rest[o.tile] -= 1
+    return _valued(know, rest, o, value_of, budget)
+
+
+def _valued(
+    know: Knowledge, rest: list[int], o: A.DiscardOption, value_of: A.ValueOf, budget: Optional[int]
+) -> A.DiscardOption:
+    """A ready 3n+1 hand's judgement with its live waits valued (see `_with_values`)."""
     live = sorted((t for t in o.improving if know.hidden[t]), key=lambda t: (-know.hidden[t], t))
     scored = live if budget is None else live[:budget]
     values = {t: value_of(rest, t) for t in scored}
@@ -287,7 +463,7 @@ def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple[Any, ...]:
 def _danger(know: Knowledge, tile: int) -> int:
     """扣点点 against a declared hand: 0 safe (K-4 under 6 points, a discarded 耗子 K-13, or a tile
     the declarer let go after declaring), else 1 (a discarder who is not ready pays all three, K-8)."""
-    if points(tile) < _DISCARD_WIN_MIN or tile in know.safe_against:
+    if points(tile) < _DISCARD_WIN_MIN or tile in know.safe_against or tile in know.passed_by_threats:
         return 0
     if know.rules.wild is not None and tile == know.rules.wild:
         return 0

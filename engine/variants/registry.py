@@ -56,6 +56,9 @@ class VariantEntry:
     ting_to_win: bool = False  # K-2: only a declared hand wins, so a wait is valued as a declared hand's
     points_caution: bool = False  # K-2/K-4/K-8: tile points decide who may declare and win on a discard
     bot_scored_waits: Optional[int] = None  # waits it scores per decision at most (None: all of them)
+    # the bots' estimate of one win's worth to the winner for each hand shape it may aim at
+    # ("plain", "half_flush", "full_flush"; a shape left out is never aimed at): engine/bot_normal.py
+    bot_plans: Mapping[str, float] = field(default_factory=lambda: {"plain": 1.0})
 
     @property
     def label(self) -> str:

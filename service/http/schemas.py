@@ -7,6 +7,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from engine.actions import ACTIONS
+from engine.bot import LEVELS
 from engine import variants
 from engine.scoring.context import KONG_KINDS, WIN_BY
 from engine.tiles import TileError, kind, parse
@@ -79,7 +80,7 @@ class SeatPublicSchema(Schema):
     seat = fields.Integer()
     name = fields.String()
     bot = fields.Boolean()
-    level = fields.String(metadata={"description": "a bot's level: easy | normal (bots only)"})
+    level = fields.String(metadata={"description": "a bot's level: easy | normal | strong (bots only)"})
 
 
 class MatchSummarySchema(Schema):
@@ -157,13 +158,28 @@ class BotsSchema(Strict):
         metadata={"description": "how many empty seats to fill (default all)"},
     )
     level = fields.String(
-        validate=validate.OneOf(["easy", "normal"]),
+        validate=validate.OneOf(LEVELS),
         load_default="normal",
         metadata={
-            "description": "bot strength: normal (default; the hand analyser, wait values, "
-            "caution against a declared hand) or easy (keeps connected tiles)"
+            "description": "bot strength for every bot added: normal (default; the hand analyser, the worth "
+            "of waits and flushes, caution against a declared hand), easy (keeps connected tiles) or strong "
+            "(defence by sampling the declared hands)"
         },
     )
+    levels = fields.List(
+        fields.String(validate=validate.OneOf(LEVELS)),
+        validate=validate.Length(min=1, max=3),
+        load_default=None,
+        metadata={
+            "description": "one level per bot, in seat order of the empty seats (the first fills the lowest "
+            "empty seat); instead of count and level"
+        },
+    )
+
+    @validates_schema
+    def _one_way(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if data.get("levels") is not None and data.get("count") is not None:
+            raise ValidationError("give either levels (one per bot) or count, not both", "levels")
 
 
 class BotsAddedSchema(Schema):

@@ -35,7 +35,7 @@ class Seat:
     name: str
     bot: bool
     token_hash: Optional[str]
-    level: Optional[str] = None  # a bot's level: "easy" | "normal" (bots recorded before levels: "easy")
+    level: Optional[str] = None  # a bot's level, engine.bot.LEVELS (bots recorded before levels: "easy")
     randomness: Optional[str] = None  # the seat's part of every hand's wall (G-11 joint walls), 64 hex digits
 
 

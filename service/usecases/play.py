@@ -113,9 +113,15 @@ class MatchService:
         return seat, token, self.advance(match_id)
 
     def add_bots(
-        self, match_id: str, owner_token: Optional[str], count: Optional[int], level: str = DEFAULT_BOT_LEVEL
+        self,
+        match_id: str,
+        owner_token: Optional[str],
+        count: Optional[int],
+        level: str = DEFAULT_BOT_LEVEL,
+        levels: Optional[list[str]] = None,
     ) -> tuple[list[int], Loaded]:
-        """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS)."""
+        """The owner fills `count` (default: every) empty seat with bots of `level` (engine.bot.LEVELS),
+        or with `levels`, one per bot in the order the empty seats are taken (lowest first)."""
         loaded = self.repo.load(match_id)
         self.check_owner(loaded, owner_token)
         refuse_if_over(loaded)
@@ -124,9 +130,10 @@ class MatchService:
             raise Conflict("match_full", "every seat is taken")
         wanted = free if count is None else min(count, free)
         seats: list[int] = []
-        for _ in range(wanted):
+        for n in range(wanted):
             try:
-                seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=level))
+                chosen = levels[n] if levels is not None and n < len(levels) else level
+                seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=chosen))
             except Conflict:
                 if not seats:
                     raise

@@ -1,4 +1,4 @@
-"""Bots at two levels (easy = the simple bot, normal = engine.bot_normal with the hand analyser)."""
+"""Bots at three levels (easy = the simple bot, normal = engine.bot_normal, strong = engine.bot_strong)."""
 
 from __future__ import annotations
 
@@ -155,3 +155,79 @@ def to_counts_of(text):
     from engine.tiles import parse, to_counts
 
     return to_counts(parse(text))
+
+
+RULE_SETS = [("koudiandian", {}), ("koudiandian", {"wilds": True}), ("hanshan", {})]
+RULE_SET_IDS = ["koudiandian", "koudiandian-wilds", "hanshan"]
+
+
+@pytest.mark.parametrize("variant, options", RULE_SETS, ids=RULE_SET_IDS)
+def test_given_strong_bots_when_they_play_a_match_then_every_choice_is_legal(variant, options):
+    def chooser(state, seat):
+        choice = bot_action(state, seat, "strong")
+        assert choice in legal_actions(state, seat)
+        return choice
+
+    state, _ = play_match(variant, {**options, "hands": 2}, seeds_from(f"strong/{variant}/{options}"), chooser)
+    assert state.phase == "match_over"
+
+
+def _declared_states(label: str, want: int = 10):
+    """扣点点 states where a seat must discard while another seat has declared (the sampling runs)."""
+    found = []
+
+    def chooser(state, seat):
+        hand = state.hand
+        declared = any(hand.seats[s].ready for s in range(4) if s != seat)
+        if state.phase == TURN and declared and not hand.seats[seat].ready and len(found) < want:
+            found.append((state, seat))
+        return bot_action(state, seat, "normal")
+
+    for n in range(8):
+        play_match("koudiandian", {"hands": 1}, seeds_from(f"{label}/{n}"), chooser)
+        if len(found) >= want:
+            break
+    return found
+
+
+@pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
+def test_g11_strong_decides_from_the_seat_view_alone_hidden_tiles_moved_same_choice(variant):
+    """The strong bot is handed the seat's view (engine.views.view) and nothing else: with every tile
+    the seat cannot see moved (other hands, the wall), the view is the same and so is the choice."""
+    from engine.bot_strong import strong_action
+    from engine.views import view
+
+    rng = random.Random(25)
+    states = _mid_hand_states(variant, f"strong-secrecy/{variant}")
+    if variant == "koudiandian":
+        states += _declared_states("strong-secrecy-declared")
+    assert states
+    for state, seat in states:
+        moved = _scramble_hidden(state, seat, rng)
+        assert view(moved, seat) == view(state, seat)
+        assert (
+            bot_action(moved, seat, "strong") == bot_action(state, seat, "strong") == strong_action(view(state, seat))
+        )
+
+
+def test_k8_strong_lets_a_safe_tile_go_with_a_poor_hand_against_a_declared_hand():
+    """扣点点: the dealer declared; seat 1 is far from ready and holds tiles under 6 points (K-4: no
+    discard win on them): it lets one of those go rather than a tile worth 6 or more (K-8)."""
+    from engine.bot_strong import strong_action
+    from engine.scenario import run_scenario
+    from engine.table import fold
+    from engine.tiles import points
+    from engine.views import view
+
+    events = run_scenario(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "147m258p369sESWN", "258m147p147sESWF", "369m369p258sESWP"],
+            "wall": "7p8p9p1m2m3m",
+            "actions": [{"seat": 0, "action": "ting", "tile": "1s"}],
+        }
+    )["events"]
+    state = fold(events)
+    assert legal_actions(state, 1) and state.hand.seats[0].ready
+    choice = strong_action(view(state, 1))
+    assert choice["action"] == "discard" and points(kind(choice["tile"])) < 6, choice

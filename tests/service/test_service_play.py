@@ -128,3 +128,29 @@ def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant)
     assert again.body["events"] == once.body["events"] and once.body["events"]
     api.play_randomly(match_id, tokens, random.Random(11), on_reply=compare)
     assert len(seen) > 20 and all(seen)
+
+
+def test_the_owner_chooses_each_bots_level_seat_by_seat(api):
+    # given a match with one human at seat 0
+    match_id, owner = api.create("koudiandian", {"hands": 1})
+    api.join(match_id, "alice")
+    # when the owner fills the three empty seats with one level each
+    reply = api.call("POST", f"/api/matches/{match_id}/bots", {"levels": ["strong", "easy", "normal"]}, token=owner)
+    # then each empty seat, lowest first, has the level chosen for it
+    assert reply.status == 200, reply
+    assert reply.body["seats"] == [1, 2, 3]
+    levels = [s.get("level") for s in api.summary(match_id)["seats"]]
+    assert levels == [None, "strong", "easy", "normal"]
+
+
+@pytest.mark.parametrize(
+    "body", [{"levels": ["expert"]}, {"levels": []}, {"levels": ["easy"], "count": 1}, {"level": "expert"}]
+)
+def test_a_bots_level_outside_the_engines_levels_is_refused(api, body):
+    # given a match with an empty seat
+    match_id, owner = api.create("koudiandian", {"hands": 1})
+    # when the owner asks for bots of an unknown level (or gives levels and a count at once)
+    reply = api.call("POST", f"/api/matches/{match_id}/bots", body, token=owner)
+    # then it is refused and no seat is taken
+    assert reply.status == 400, reply
+    assert all(s is None for s in api.summary(match_id)["seats"])

@@ -150,3 +150,16 @@ def test_a_page_for_an_unknown_match_answers_html_to_a_browser(client, page):
     api = client.get(f"/{page}/no-such-match", headers={"Accept": "application/json"})
     assert api.status_code == 404 and api.mimetype == "application/problem+json"
     assert api.get_json()["code"] == "match_not_found"
+
+
+def test_the_home_page_offers_a_bot_level_for_each_other_seat(client):
+    # given the engine's bot levels
+    from engine.bot import LEVELS
+
+    # when the home page is rendered
+    html = client.get("/").get_data(as_text=True)
+    # then each of the three other seats has a select offering every level, normal chosen
+    for seat in (2, 3, 4):
+        select = html.split(f'<select name="level{seat}">', 1)[1].split("</select>", 1)[0]
+        assert [v for v in LEVELS if f'value="{v}"' in select] == list(LEVELS)
+        assert '<option value="normal" selected>' in select

@@ -78,4 +78,5 @@ ENTRY = VariantEntry(
     },
     ting_to_win=True,  # K-2
     points_caution=True,  # K-2/K-4/K-8
+    bot_plans={"plain": 30.0, "full_flush": 60.0},  # K-7: 3 shares of about 8 points x 1-2; 清一色 doubles it
 )

@@ -32,6 +32,10 @@ def join(data, match_id):
 @blp.response(200, BotsAddedSchema)
 @errors(blp, 401, 403, 404, 409, 413, 503)
 def add_bots(data, match_id):
-    """Owner only (Bearer owner token): fill empty seats with bots."""
-    seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"), data["level"])
+    """Owner only (Bearer owner token): fill empty seats with bots, of one level or one level per seat."""
+    levels = data.get("levels")
+    if levels is not None:
+        seats, loaded = service().add_bots(match_id, bearer_token(), len(levels), levels=levels)
+    else:
+        seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"), data["level"])
     return {"seats": seats, "match": summary(loaded)}

@@ -36,7 +36,10 @@
         await api("POST", `/web/matches/${made.id}/join`, { name: name || "我 Me", randomness: window.TF.wallPart(made.id) });
         window.TF.seatsChanged();
       }
-      if (form.bots.checked) await api("POST", `/api/matches/${made.id}/bots`, {});
+      if (form.bots.checked) {
+        const levels = [form.level2.value, form.level3.value, form.level4.value];  // one per empty seat, lowest first
+        await api("POST", `/api/matches/${made.id}/bots`, { levels });
+      }
       if (form.bots.checked) { location.href = made.play; return; }
       form.hidden = true;
       document.getElementById("created").hidden = false;
