@@ -495,3 +495,31 @@ def test_medal_and_mahjong_emoji_render_in_colour(server, contexts, monkeypatch)
     assert "🥇" in page.text_content("#standings")
     for glyph in ("🥇", "🀄"):
         assert page.evaluate(COLOURED, ["#standings", glyph]) > 50, glyph
+
+
+def test_G6_the_claim_timer_counts_down_for_the_asked_seat_only(server, contexts, monkeypatch):  # noqa: F811
+    """Given a 扣点点 match with a 20-second claim timer and no move deadline, two people (seats 0 and
+    1) and two bots, when the dealer (seat 0) discards C and seat 1 (holding CC) is asked, then seat
+    1's table shows its claim buttons and a countdown, and the dealer's table shows only 等待他人
+    waiting for others, with no countdown (no tell of who is asked)."""
+    base, app = server
+    hands = ["23456m456p789pEEC", "1112223334pCCS", "5556667778889s", "FFFPPPWWWNNNS"]
+    preset = {"hands": hands, "wall": "", "wild": None}
+    monkeypatch.setattr(
+        service.usecases.play, "_deal_command", lambda *args: {"action": "start_hand", "preset": dict(preset)}
+    )
+    svc = app.extensions["tilefold"]
+    match_id, owner, _ = svc.create("koudiandian", {"hands": 1}, claim_seconds=20)
+    _, dealer, _ = svc.join(match_id, "Alice")
+    _, asked, _ = svc.join(match_id, "Bob")
+    svc.add_bots(match_id, owner, None)
+    svc.act(match_id, 0, {"action": "discard", "tile": "C"}, None)
+    _, bob = contexts()
+    bob.goto(f"{base}/play/{match_id}#seat={asked}")
+    bob.wait_for_selector("#actions button[data-action=pung]")
+    assert bob.locator("#countdown").count() == 1 and "剩余" in bob.text_content("#countdown")
+    _, alice = contexts()
+    alice.goto(f"{base}/play/{match_id}#seat={dealer}")
+    alice.wait_for_selector("#center .whose")
+    assert "waiting for others" in alice.text_content("#center .whose")
+    assert alice.locator("#countdown").count() == 0
