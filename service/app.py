@@ -9,6 +9,7 @@ from flask import Flask, request
 from events import cooperate_psycopg, initialise_store, is_postgres_url, open_store
 
 from .infra import config, waiters
+from .usecases.chat import Chat
 from .usecases.ticker import Ticker
 from .http import headers, limits, observe, pages, proxies, strict_json
 from .infra.clock import SystemClock
@@ -54,6 +55,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
         api.register_blueprint(blp)
     # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
     # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
+    app.extensions["tilefold_chat"] = Chat(app.extensions["tilefold"].repo.store)
     app.extensions["tilefold_ticker"] = Ticker(app.extensions["tilefold"], interval=app.config["TICK_INTERVAL"])
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     limits.install(app)  # per-address rate limits on create, import, join, score

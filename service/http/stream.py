@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable, Iterator, Optional
 
 from ..usecases.play import MatchService
-from ..infra.repository import Loaded, stream_of
+from ..model.match import Loaded, stream_of
 from ..infra.waiters import DISCONNECT_CHECK
 
 RETRY_MS = 1000
@@ -87,11 +87,11 @@ def _events(
 ) -> Iterator[str]:
     yield f"retry: {RETRY_MS}\n\n"
     started = beat = active = time.monotonic()
-    since = svc.repo.load(match_id).numbering.to_global(after, viewer)  # the stream's cursor: global
-    current = svc.repo.version(match_id)
+    since = svc.load(match_id).numbering.to_global(after, viewer)  # the stream's cursor: global
+    current = svc.version(match_id)
     while True:
         if current > since:
-            loaded = svc.repo.load(match_id)
+            loaded = svc.load(match_id)
             if allowed is not None and not allowed(loaded):
                 yield 'event: forbidden\ndata: {"code": "spectating_disabled"}\n\n'
                 return

@@ -11,7 +11,7 @@ from ..model import room as rooms
 from .observe import note_seat
 from ..usecases.play import MatchService, command_fingerprint
 from .problems import ApiError
-from ..infra.repository import Loaded
+from ..model.match import Loaded
 
 _ETAG = re.compile(r'^\s*(?:W/)?"?v(\d+)"?\s*$')
 BEARER = {"WWW-Authenticate": 'Bearer realm="tilefold"'}

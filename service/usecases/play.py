@@ -13,14 +13,13 @@ from engine.options import normalise
 from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
-from . import correspondence, signing, walls
+from . import correspondence, match_log, reads, signing, walls
+from .reads import renumbered, visible_events
 from ..infra import metrics
 from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
 from ..infra.notify import Notifier, Webhooks, new_secret
-from ..model.numbering import Numbering, hidden_from
-from ..model.orders import STANDING_ORDER
 from ..model.errors import Busy, Conflict, Forbidden, ServiceError, Unauthenticated, VersionConflict
 from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
@@ -73,6 +72,58 @@ class MatchService:
 
     def now(self) -> str:
         return iso(self.clock.now())
+
+    # -- reads: the routes' only way to the repository (rows come chain-checked) --------------
+    def load(self, match_id: str) -> Loaded:
+        """The match at its latest version (NotFound when there is none)."""
+        return self.repo.load(match_id)
+
+    def latest(self, match_id: str) -> Loaded:
+        """The newest state this worker knows (cached after its own appends), else load()."""
+        return self.repo.latest(match_id)
+
+    def version(self, match_id: str) -> int:
+        """The stream's stored (global) version: what the waiter hub counts, never shown to a viewer."""
+        return self.repo.version(match_id)
+
+    def at(self, match_id: str, version: int) -> Optional[Loaded]:
+        """The match folded up to exactly `version` (None: no such version)."""
+        return self.repo.at(match_id, version)
+
+    def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list:
+        """Stored rows after `after` (up to `until`), each checked against the chain."""
+        return self.repo.read(match_id, after, until=until)
+
+    def read_types(self, match_id: str, types: tuple) -> list:
+        """Only the match's rows of `types`, each checked against the chain."""
+        return self.repo.read_types(match_id, types)
+
+    def newest_first(self, before: Optional[str], limit: int) -> list[str]:
+        """Match ids newest first by creation; `before` (a match id) must exist (NotFound)."""
+        if before is not None:
+            self.repo.load(before)
+        return self.repo.match_ids_newest_first(before, limit)
+
+    def export(self, match_id: str, fmt: str) -> tuple[str, str]:
+        """(body, mimetype) of a finished match's log, every row checked against the chain."""
+        return match_log.export(self.repo, match_id, fmt)
+
+    def import_log(self, rows: list[dict], match_id: str, signed: Any, *, check: Any) -> Any:
+        """Verify a log and store it as the finished match `match_id` (match_log.import_rows)."""
+        return match_log.import_rows(self.repo, rows, match_id, signed, check=check)
+
+    def imported(self, match_id: str) -> bool:
+        """Whether the match was imported from a log (a finished, read-only match)."""
+        return match_log.import_record(self.repo, match_id) is not None
+
+    def last_move(self, loaded: Loaded, viewer: Any) -> Optional[dict]:
+        """The latest move `viewer` may see, in its own numbering (service/usecases/reads.py)."""
+        return reads.last_move(self.repo, loaded, viewer)
+
+    @property
+    def keyring(self) -> Any:
+        """The server's signing keys (service/infra/keys.py), or None."""
+        return self.repo.keyring
 
     # -- rooms ------------------------------------------------------------------
     def create(
@@ -495,37 +546,6 @@ def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:
 def command_fingerprint(seat: int, body: dict) -> str:
     """SHA-256 of the canonical JSON of a seat's request (seat included: keys are per seat)."""
     return hashlib.sha256(canonical_json({"seat": seat, "body": body}).encode("utf-8")).hexdigest()
-
-
-def visible_events(stored, viewer: Any) -> list[dict]:
-    """The stored events `viewer` may see, each redacted (engine.redact drops window answers and tells)."""
-    items = (public_event(e, viewer) for e in stored)
-    return [item for item in items if item is not None]
-
-
-def renumbered(items: list[dict], numbering: Numbering, viewer: Any) -> list[dict]:
-    """`items` (public_event dicts, global versions) with each version in `viewer`'s numbering;
-    None for an event hidden from `viewer` in play (shown only in a finished match's full feed)."""
-    for item in items:
-        version = item["version"]
-        item["version"] = None if numbering.is_hidden(version, viewer) else numbering.local(version, viewer)
-    return items
-
-
-def public_event(stored, viewer: Any) -> Optional[dict]:
-    """One stored event as {version, type, payload, recorded_at}, redacted for viewer (None: not shown)."""
-    if stored.type in rooms.SERVICE_EVENT_TYPES:
-        if hidden_from({"type": stored.type, **stored.payload}, viewer):
-            return None  # another seat's standing orders
-        payload = rooms.public_payload(stored.payload)
-    else:
-        redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
-        if redacted is None:
-            return None
-        payload = {key: value for key, value in redacted.items() if key != "type"}
-        if payload.get("reason") == STANDING_ORDER and viewer != "all" and viewer != payload.get("seat"):
-            payload.pop("reason")  # a move made by a standing order looks like any other to the table
-    return {"version": stored.version, "type": stored.type, "payload": payload, "recorded_at": stored.recorded_at}
 
 
 def refuse_if_over(loaded: Loaded) -> None:

@@ -14,7 +14,9 @@ from typing import Any, Optional
 import engine
 
 from ..infra.repository import Loaded, MatchRepository
-from .play import public_event
+from ..model import room as rooms
+from ..model.numbering import Numbering, hidden_from
+from ..model.orders import STANDING_ORDER
 
 #: the engine events a "last move" line may name (never `responded`: who was asked is not public)
 MOVES = frozenset(
@@ -64,3 +66,34 @@ def ting_choices(loaded: Loaded, seat: int) -> list[dict]:
     if not loaded.started or loaded.over:
         return []
     return engine.ting_choices(loaded.state, seat)
+
+
+def visible_events(stored, viewer: Any) -> list[dict]:
+    """The stored events `viewer` may see, each redacted (engine.redact drops window answers and tells)."""
+    items = (public_event(e, viewer) for e in stored)
+    return [item for item in items if item is not None]
+
+
+def renumbered(items: list[dict], numbering: Numbering, viewer: Any) -> list[dict]:
+    """`items` (public_event dicts, global versions) with each version in `viewer`'s numbering;
+    None for an event hidden from `viewer` in play (shown only in a finished match's full feed)."""
+    for item in items:
+        version = item["version"]
+        item["version"] = None if numbering.is_hidden(version, viewer) else numbering.local(version, viewer)
+    return items
+
+
+def public_event(stored, viewer: Any) -> Optional[dict]:
+    """One stored event as {version, type, payload, recorded_at}, redacted for viewer (None: not shown)."""
+    if stored.type in rooms.SERVICE_EVENT_TYPES:
+        if hidden_from({"type": stored.type, **stored.payload}, viewer):
+            return None  # another seat's standing orders
+        payload = rooms.public_payload(stored.payload)
+    else:
+        redacted = engine.redact({"type": stored.type, **stored.payload}, viewer)
+        if redacted is None:
+            return None
+        payload = {key: value for key, value in redacted.items() if key != "type"}
+        if payload.get("reason") == STANDING_ORDER and viewer != "all" and viewer != payload.get("seat"):
+            payload.pop("reason")  # a move made by a standing order looks like any other to the table
+    return {"version": stored.version, "type": stored.type, "payload": payload, "recorded_at": stored.recorded_at}

@@ -394,3 +394,21 @@ def test_service_has_no_import_cycle():
         if node not in index:
             visit(node)
     assert cycles == []
+
+
+def test_no_route_touches_the_repository_or_the_event_store():
+    """Routes and pages reach matches through the use cases (MatchService, the chat, the viewer's
+    reads): no `.repo` or `.store` attribute, no import of the repository or of the event store."""
+    http = ROOT / "service" / "http"
+    files = [*(http / "routes").glob("*.py"), *(http / "pages").glob("*.py"), http / "stream.py", http / "web.py"]
+    found = {}
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hits = sorted(
+            {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in ("repo", "store")}
+            | {name for name in _service_imports(path) if name.startswith("service.infra.repository")}
+            | {name for name in _modules(path) if name == "events"}
+        )
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}

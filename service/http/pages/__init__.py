@@ -57,7 +57,7 @@ def _load_for_page(match_id: str) -> Any:
     """The match a page shows. An unknown id answers a browser (Accept: text/html) with a 404 page
     saying so, like /replay/<id>; other clients keep the API's problem+json."""
     try:
-        return service().repo.load(match_id)
+        return service().load(match_id)
     except NotFound:
         wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
         if not wants_html:
@@ -178,7 +178,7 @@ def claim(match_id):
     """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
     _check_csrf()
     token = str(_body().get("token", ""))
-    seat = mine.seat_in(service().repo.load(match_id), token)
+    seat = mine.seat_in(service().load(match_id), token)
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
@@ -248,7 +248,7 @@ def _wait_for_mine(
 @blp.route("/web/matches/<match_id>/ting", methods=["GET"])
 def ting(match_id):
     """The seat's 报听 choices: each discard, the tiles it then waits on and their points."""
-    loaded = service().repo.load(match_id)
+    loaded = service().load(match_id)
     seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
     if seat is None:
         raise ApiError(403, "invalid_token", "this browser holds no seat in this match")

@@ -10,7 +10,7 @@ import engine
 from ...model import room as rooms
 from ...usecases import reads
 from ...model.errors import ServiceError
-from ...infra.repository import Loaded, stream_of
+from ...model.match import Loaded, stream_of
 
 
 def seat_in(loaded: Loaded, token: Optional[str]) -> Optional[int]:
@@ -25,7 +25,7 @@ def my_matches(svc: Any, held: dict[str, str]) -> tuple[list[dict], dict[str, in
     out, versions = [], {}
     for match_id, token in list(held.items())[:200]:
         try:
-            loaded = svc.repo.load(match_id)
+            loaded = svc.load(match_id)
         except ServiceError:
             continue
         seat = seat_in(loaded, token)
@@ -69,7 +69,7 @@ def _entry(svc: Any, loaded: Loaded, seat: int) -> dict:
 
 
 def _last_move(svc: Any, loaded: Loaded, seat: int) -> Optional[dict]:
-    return reads.last_move(svc.repo, loaded, seat)
+    return svc.last_move(loaded, seat)
 
 
 def ting_choices(loaded: Loaded, seat: int) -> list[dict]:

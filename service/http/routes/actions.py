@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify
 
-from ...usecases.play import renumbered, visible_events
+from ...usecases.reads import renumbered, visible_events
 from ...model.presenters import private_view
 from ..problems import ApiError
 from ..schemas import ActionResultSchema, ActionSchema
@@ -45,7 +45,7 @@ def act(data, match_id):
     409 if If-Match/expected_version is stale, 422 if the rules forbid it.
     """
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     seat = seat_for(loaded, require_token())
     expected = expected_version(data)
     command = {key: data[key] for key in ("action", "tile") if key in data}
@@ -53,7 +53,7 @@ def act(data, match_id):
     request_fp = fingerprint(seat, {**command, "expected_version": expected}) if key else None
     acted = svc.act(match_id, seat, command, expected, key, request_fp, loaded)
     result, stored = acted.result, svc.own_events(match_id, acted)
-    fresh = svc.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
+    fresh = svc.latest(match_id)  # cached by the appends: no re-read, no re-fold
     shown_to = "all" if fresh.over else seat  # as the feed shows them: everything once the match is over
     view = private_view(fresh, seat)
     view["deadlines"] = svc.deadlines_for(fresh, seat)  # as GET view shows them (correspondence play)

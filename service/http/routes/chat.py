@@ -1,8 +1,5 @@
-"""A chat line per match for its seated players, kept as events of its own stream (`chat-<match id>`).
-
-The chat stream is not part of the match's stream, so it never reaches the public feed, the
-spectators' stream or a match export: only a seat token reads or writes it.
-"""
+"""A chat line per match for its seated players (the lines: service/usecases/chat.py); only a seat
+token reads or writes them."""
 
 from __future__ import annotations
 
@@ -10,10 +7,8 @@ import time
 
 from flask import current_app, request
 
-from events import ConcurrencyError, NewEvent
-
 from ...infra import waiters
-from ..problems import ApiError
+from ...usecases.chat import Chat, chat_stream
 from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
 from ..web import require_token, seat_for, service
 from .declare import Blueprint, bearer, errors
@@ -24,12 +19,11 @@ blp = Blueprint(
     url_prefix="/api/matches",
     description="Chat between the seated players of a match (Bearer seat token).",
 )
-CHAT_PREFIX = "chat-"
-CHAT_TYPE = "chat_posted"
 
 
-def chat_stream(match_id: str) -> str:
-    return CHAT_PREFIX + match_id
+def chat_of() -> Chat:
+    """The app's chat (service/app.py wires it beside the match service)."""
+    return current_app.extensions["tilefold_chat"]
 
 
 @blp.route("/<match_id>/chat", methods=["GET"])
@@ -39,16 +33,11 @@ def chat_stream(match_id: str) -> str:
 @errors(blp, 401, 403, 404, 429, 503)
 def read_chat(args, match_id):
     """Lines after ?after=N (their versions in the chat stream); ?wait= long-polls for a new one."""
-    svc = service()
-    seat_for(svc.repo.load(match_id), require_token())
-    store, stream = svc.repo.store, chat_stream(match_id)
-    if args["wait"] > 0 and store.current_version(stream) <= args["after"]:
-        wait_for_line(stream, args["after"], min(args["wait"], current_app.config["MAX_WAIT"]))
-    lines = [
-        {"version": e.version, "seat": e.payload["seat"], "text": e.payload["text"], "at": e.recorded_at}
-        for e in store.read(stream, after=args["after"], limit=200)
-    ]
-    return {"version": store.current_version(stream), "lines": lines}
+    svc, chat = service(), chat_of()
+    seat_for(svc.load(match_id), require_token())
+    if args["wait"] > 0 and chat.version(match_id) <= args["after"]:
+        wait_for_line(chat_stream(match_id), args["after"], min(args["wait"], current_app.config["MAX_WAIT"]))
+    return chat.lines(match_id, args["after"])
 
 
 def wait_for_line(stream: str, after: int, seconds: float) -> None:
@@ -74,16 +63,5 @@ def wait_for_line(stream: str, after: int, seconds: float) -> None:
 @errors(blp, 401, 403, 404, 413, 503)
 def post_chat(data, match_id):
     """Say one line (1 to 300 characters) to the table; it is stored as a `chat_posted` event."""
-    svc = service()
-    seat = seat_for(svc.repo.load(match_id), require_token())
-    store, stream = svc.repo.store, chat_stream(match_id)
-    event = NewEvent(CHAT_TYPE, {"seat": seat, "text": data["text"].strip()})
-    for _ in range(20):
-        version = store.current_version(stream)
-        try:
-            result = store.append(stream, version, [event])
-        except ConcurrencyError:
-            continue
-        line = {"version": result.last_version, "seat": seat, "text": event.payload["text"], "at": result.recorded_at}
-        return {"version": result.last_version, "lines": [line]}, 201
-    raise ApiError(503, "busy", "too many simultaneous chat lines, retry", {"Retry-After": "1"})
+    seat = seat_for(service().load(match_id), require_token())
+    return chat_of().post(match_id, seat, data["text"]), 201

@@ -24,7 +24,7 @@ def list_events(args, match_id):
     events it may see, counted without gaps; once the match is over the events it could not see in
     play come too, with `version` null."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     viewer = optional_viewer(loaded)
     if viewer is None:
         require_spectating(loaded)  # the public feed, which the owner may turn off

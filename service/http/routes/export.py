@@ -30,7 +30,7 @@ DEFAULT_IMPORT_LIMIT = (
 def export_match(match_id):
     """The log of a finished match (409 while it is in play); ndjson rows are exactly as stored."""
     fmt = request.args.get("format", "ndjson")
-    body, mimetype = match_log.export(service().repo, match_id, fmt)
+    body, mimetype = service().export(match_id, fmt)
     ext = {"ndjson": "ndjson", "json": "json", "text": "txt"}[fmt]
     headers = {"Content-Disposition": f'inline; filename="tilefold-{match_id}.{ext}"'}
     return Response(body, mimetype=mimetype, headers=headers)
@@ -47,14 +47,14 @@ def import_match():
         rows, signed = match_log.read_log(text)
     except match_log.LogError as exc:
         raise ApiError(400, "invalid_log", str(exc)) from None
-    repo = service().repo
+    svc = service()
     match_id = rooms.new_match_id()
-    verdict = match_log.import_rows(repo, rows, match_id, signed, check=check_service_events)
+    verdict = svc.import_log(rows, match_id, signed, check=check_service_events)
     body = {
         "id": match_id,
         "verdict": verdict.text(),
         "signed_by_trusted_key": bool(verdict.trusted),
-        "match": summary(repo.load(match_id), table=False),
+        "match": summary(svc.load(match_id), table=False),
     }
     return body, 201, {"Location": f"/api/matches/{match_id}"}
 
@@ -74,5 +74,5 @@ keys_blp = Blueprint(
 @errors(keys_blp, 503)
 def public_keys():
     """Every signing key this server has used (the current one first): old matches stay checkable."""
-    keyring = service().repo.keyring
+    keyring = service().keyring
     return {"keys": keyring.describe() if keyring is not None else []}

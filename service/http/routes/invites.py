@@ -24,7 +24,7 @@ blp = Blueprint(
 def reissue(match_id, seat):
     """A new token for a human seat (shown once, with its play_url); the seat's old token stops working."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     svc.check_owner(loaded, bearer_token())
     if not 0 <= seat < rooms.SEATS or loaded.room.seats[seat] is None:
         raise ApiError(404, "no_such_seat", "nobody sits in that seat yet: share the invite link instead")

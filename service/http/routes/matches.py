@@ -31,11 +31,9 @@ def list_matches(args):
     svc = service()
     limit = current_app.config["LIST_LIMIT"]
     before = args.get("before")
-    if before is not None:
-        svc.repo.load(before)  # 404 for an unknown cursor
-    ids = svc.repo.match_ids_newest_first(before, limit + 1)
+    ids = svc.newest_first(before, limit + 1)  # 404 for an unknown cursor
     page = ids[:limit]
-    matches = [summary(svc.repo.load(match_id), table=False) for match_id in page]
+    matches = [summary(svc.load(match_id), table=False) for match_id in page]
     return {"matches": matches, "next": f"/api/matches?before={page[-1]}" if len(ids) > limit else None}
 
 
@@ -79,4 +77,4 @@ def _check_length(options: dict) -> None:
 @errors(blp, 404, 503)
 def get_match(match_id):
     """A match's public summary: seats, scores and the public table."""
-    return summary(service().repo.load(match_id))
+    return summary(service().load(match_id))

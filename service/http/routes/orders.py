@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...infra.repository import Loaded
+from ...model.match import Loaded
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for, service
 from .declare import Blueprint, bearer, errors
@@ -21,7 +21,7 @@ blp = Blueprint(
 @errors(blp, 401, 403, 404, 503)
 def get_orders(match_id):
     """The caller's standing orders."""
-    loaded = service().repo.load(match_id)
+    loaded = service().load(match_id)
     return _orders(loaded, seat_for(loaded, require_token()))
 
 
@@ -33,7 +33,7 @@ def get_orders(match_id):
 def put_orders(data, match_id):
     """Replace the caller's standing orders (an `orders_set` event); they apply at once."""
     svc = service()
-    seat = seat_for(svc.repo.load(match_id), require_token())
+    seat = seat_for(svc.load(match_id), require_token())
     return _orders(svc.set_orders(match_id, seat, data["auto_pass"], data["auto_discard"]), seat)
 
 
@@ -51,6 +51,6 @@ def _orders(loaded: Loaded, seat: int) -> dict:
 def put_spectating(data, match_id):
     """Owner only: turn the public view, feed and stream on or off (a `spectating_set` event)."""
     svc = service()
-    svc.check_owner(svc.repo.load(match_id), bearer_token())
+    svc.check_owner(svc.load(match_id), bearer_token())
     loaded = svc.set_spectating(match_id, data["enabled"])
     return {"spectating": loaded.room.spectating, "version": loaded.version_for(None)}

@@ -19,7 +19,6 @@ from ...usecases import match_log
 from ...model import room as rooms
 from ...model.errors import NotFound
 from ..problems import ApiError
-from ...infra.repository import stream_of
 from ..web import bearer_token, service
 
 blp = Blueprint(
@@ -95,7 +94,7 @@ def page(match_id):
     """The replay page (its script loads frames.json); for an unknown match a browser (Accept: text/html)
     gets a 404 page, other clients the usual problem+json."""
     try:
-        service().repo.load(match_id)
+        service().load(match_id)
     except NotFound:
         wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
         if not wants_html:
@@ -133,7 +132,7 @@ def frames(match_id):
     """The steps of the match (or of one hand, ?hand=K) as the engine's view for the chosen seat
     (public while in play). Every answer carries `index`: all hands with their pages and versions."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     if not loaded.over:
         owner = _owner_token()
         if not owner:
@@ -191,7 +190,7 @@ def hand_index(loaded) -> list[dict]:
     if found is not None:
         return found
     hands: list[dict] = []
-    for item in _read_types(service().repo.store, stream_of(loaded.match_id), HAND_MARKS):
+    for item in service().read_types(loaded.match_id, HAND_MARKS):
         if item.type == "hand_started":
             hands.append(
                 {
@@ -212,14 +211,6 @@ def hand_index(loaded) -> list[dict]:
     return hands
 
 
-def _read_types(store, stream: str, types: tuple) -> list:
-    """Only the events of `types` (a backend without the filter: read all, keep those)."""
-    try:
-        return store.read(stream, types=types)
-    except TypeError:
-        return [item for item in store.read(stream) if item.type in types]
-
-
 def _pages(index: list[dict]) -> int:
     return max(1, len(index))
 
@@ -238,10 +229,10 @@ def _page_versions(loaded, index: list[dict], page: Optional[int]) -> tuple[int,
 def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) -> bytes:
     """The frames of one page, folded from the latest snapshot before it: time and memory bound by
     the page (one hand), not by the match."""
-    repo = service().repo
+    svc = service()
     after, until = _page_versions(loaded, index, page)
-    start = repo.at(loaded.match_id, after) if after > 0 else None
-    stored = repo.read(loaded.match_id, after, until=until)
+    start = svc.at(loaded.match_id, after) if after > 0 else None
+    stored = svc.read(loaded.match_id, after, until=until)
     out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None)
     out.update(
         {
@@ -253,7 +244,7 @@ def _frames_body(loaded, perspective, index: list[dict], page: Optional[int]) ->
             "seats": loaded.room.public_seats(),
             "names": match_log.pattern_names(),
             "variants": engine_variants.display_all(),  # labels and wild names from the variant registry
-            "imported": match_log.import_record(repo, loaded.match_id) is not None,
+            "imported": svc.imported(loaded.match_id),
             "index": index,
             "page": page,
             "pages": _pages(index),

@@ -26,7 +26,7 @@ blp = Blueprint(
 def spectate(match_id):
     """engine.view(state, None) and the pending decisions' deadlines; 403 when spectating is off."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     require_spectating(loaded)
     return {
         "id": loaded.match_id,
@@ -45,7 +45,7 @@ def spectate(match_id):
 def spectate_events(args, match_id):
     """Events after ?after=N, each engine.redact(event, None) (even once the match is over)."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     require_spectating(loaded)
     return {
         "version": loaded.version_for(None),

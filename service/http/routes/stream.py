@@ -39,7 +39,7 @@ blp = Blueprint(
 def stream(args, match_id):
     """With a seat token: that seat's events; without: the spectator feed (403 when spectating is off)."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     viewer: Any = optional_viewer(loaded)  # a seat, or SPECTATOR
     allowed = None
     if viewer is None:

@@ -8,7 +8,7 @@ from flask import Response, current_app, jsonify, request
 
 from ...model.presenters import private_view
 from ...infra import waiters
-from ...infra.repository import Loaded, stream_of
+from ...model.match import Loaded, stream_of
 from ..schemas import PrivateViewSchema, ViewQuerySchema
 from ..web import etag, none_match, require_token, seat_for, service
 from .declare import Blueprint, bearer, errors, headers
@@ -31,7 +31,7 @@ blp = Blueprint("view", __name__, url_prefix="/api/matches", description="What o
 def get_view(args, match_id):
     """engine.view for the caller's seat plus names and legal actions; ETag \"v<version>\"."""
     svc = service()
-    loaded = svc.repo.load(match_id)
+    loaded = svc.load(match_id)
     seat = seat_for(loaded, require_token())
     waited = args["wait"] > 0 and none_match(loaded.version_for(seat))
     if waited:
@@ -76,7 +76,7 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
                     return loaded  # the client left: its slot is freed now, not when the wait would end
                 continue
             known = version
-            loaded = service().repo.load(loaded.match_id)
+            loaded = service().load(loaded.match_id)
             if loaded.version_for(seat) != seen:
                 return loaded
     finally:

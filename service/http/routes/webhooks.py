@@ -23,7 +23,7 @@ blp = Blueprint(
 def put_webhook(data, match_id):
     """Register (or replace) the caller's webhook; a new secret each time, shown only here."""
     svc = service()
-    seat = seat_for(svc.repo.load(match_id), require_token())
+    seat = seat_for(svc.load(match_id), require_token())
     secret, loaded = svc.set_webhook(match_id, seat, data["url"])
     return {
         "seat": seat,
@@ -41,6 +41,6 @@ def put_webhook(data, match_id):
 def delete_webhook(match_id):
     """Remove the caller's webhook (undelivered notices are dropped)."""
     svc = service()
-    seat = seat_for(svc.repo.load(match_id), require_token())
+    seat = seat_for(svc.load(match_id), require_token())
     svc.set_webhook(match_id, seat, None)
     return None
