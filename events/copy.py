@@ -134,7 +134,10 @@ def newest_age(store: Any, now: Optional[datetime] = None) -> Optional[float]:
     rows = store.query("SELECT recorded_at FROM events ORDER BY position DESC LIMIT 1")
     if not rows:
         return None
-    recorded = datetime.strptime(rows[0][0], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    try:
+        recorded = datetime.strptime(rows[0][0], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    except ValueError:  # a timestamp in another spelling (an imported log): age unknown
+        return None
     return ((now or datetime.now(timezone.utc)) - recorded).total_seconds()
 
 
