@@ -135,21 +135,41 @@ def _metrics_dir() -> Optional[str]:
 def _drain_when_stopping(worker: Any) -> None:
     """gunicorn's post_worker_init: once the worker stops (SIGTERM, or HUP's replacement), its
     waiting clients are answered and told to reconnect (WaiterHub.drain) instead of being cut after
-    the graceful timeout. A thread (a greenlet under gevent) watches the worker's flag."""
+    the graceful timeout. At once on SIGTERM (gunicorn's own handler runs first, then the drain on
+    a thread of its own: a greenlet under gevent, never in the handler), and for any other stop a
+    thread watches the worker's flag."""
     import logging
+    import signal
     import threading
     import time
 
     hub = worker.wsgi.extensions["tilefold_waiters"]
+    once = threading.Lock()
 
-    def watch() -> None:
-        while worker.alive:
-            time.sleep(0.1)
+    def drain() -> None:
+        if not once.acquire(blocking=False):
+            return  # already drained
+        waiting = hub.waiting
         logging.getLogger("tilefold.worker").info(
-            "worker stopping: answering %d waiting clients now", hub.waiting, extra={"event": "worker_stopping"}
+            "worker stopping: answering %d waiting clients now",
+            waiting,
+            extra={"event": "worker_stopping", "waiting": waiting},
         )
         hub.drain()
 
+    def watch() -> None:
+        while worker.alive and not hub.draining:
+            time.sleep(0.1)
+        drain()
+
+    gunicorns = signal.getsignal(signal.SIGTERM)
+    if callable(gunicorns):
+
+        def on_term(signum: int, frame: Any) -> None:
+            gunicorns(signum, frame)
+            threading.Thread(target=drain, name="tilefold-drain-now", daemon=True).start()
+
+        signal.signal(signal.SIGTERM, on_term)
     threading.Thread(target=watch, name="tilefold-drain", daemon=True).start()
 
 

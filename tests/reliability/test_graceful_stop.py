@@ -147,9 +147,14 @@ def test_sigterm_answers_the_waits_and_tells_the_streams_to_reconnect(tmp_path):
     with served(tmp_path / "stop.db", "--metrics-bind", f"127.0.0.1:{metrics_port}") as server:
         metrics_base = f"http://127.0.0.1:{metrics_port}"
         match_id, token = started_match(server.base)
-        etag = requests.get(f"{server.base}/api/matches/{match_id}/view", headers=auth(token), timeout=30).headers[
-            "ETag"
-        ]
+        first = requests.get(
+            f"{server.base}/api/matches/{match_id}/view",
+            headers=dict(auth(token), **{"X-Request-Id": "probe-7"}),
+            timeout=30,
+        )
+        etag = first.headers["ETag"]
+        assert first.headers["X-Request-Id"] == "probe-7"
+        assert requests.get(f"{server.base}/metrics", timeout=30).status_code == 404  # off the public port
         poll, stream = LongPoll(server.base, match_id, token, etag), Stream(server.base, match_id, token)
         until(
             lambda: (
@@ -168,8 +173,18 @@ def test_sigterm_answers_the_waits_and_tells_the_streams_to_reconnect(tmp_path):
         assert told_to_reconnect(stream) and not stream.errors, (stream.lines[-5:], stream.errors)
         assert poll.answers[0][1] - stopped_at < 20 and stream.ended_at - stopped_at < 20  # not held to the wait's end
         assert server.proc.returncode == 0
-        stopping = [json.loads(line) for line in server.lines() if '"worker_stopping"' in line]
-        assert len(stopping) == 2, server.lines()[-10:]  # each worker said so, in a JSON line
+        lines = [json.loads(line) for line in server.lines() if line.startswith("{")]  # JSON: no terminal
+        stopping = [line for line in lines if line.get("event") == "worker_stopping"]
+        # the workers holding the waits said so (an idle one may exit before its watcher looks)
+        assert sum(line["waiting"] for line in stopping) == 2, server.lines()[-10:]
+        [access] = [line for line in lines if line.get("request_id") == "probe-7"]
+        assert (access["logger"], access["status"], access["match_id"], access["seat"]) == (
+            "tilefold.access",
+            200,
+            match_id,
+            0,
+        )
+        assert access["route"] == "/api/matches/<match_id>/view" and access["duration_ms"] > 0
 
 
 def test_a_reload_loses_no_acknowledged_action_and_no_waiter(tmp_path):
