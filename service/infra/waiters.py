@@ -228,6 +228,12 @@ def client_key(address: Optional[str]) -> str:
     return str(parsed)
 
 
+def wait_over(environ: Mapping[str, Any]) -> bool:
+    """Whether a wait that heard nothing ends now, before its time: the worker is stopping (its hub
+    drains: answer with what it has, the client reconnects elsewhere) or its client left."""
+    return hub().draining or client_gone(environ)
+
+
 def client_gone(environ: Mapping[str, Any]) -> bool:
     """True when the client of this request has closed its connection (a closed tab, a lost
     network): its socket reads as ready with nothing to read. Unknown (no socket, TLS) is False."""

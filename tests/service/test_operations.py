@@ -415,6 +415,25 @@ def test_a_stopping_worker_answers_its_long_polls_with_the_current_state(app, ap
     assert answers == [304, 304] and hub.waiting == 0
 
 
+def test_a_stopping_worker_answers_its_chat_long_polls(app, api, client):
+    """Given a seat long-polling the chat (?wait=30) with no new line, when the worker drains, then
+    the long-poll is answered (no new line) instead of waiting on, or spinning, until its end."""
+    match_id, _, tokens = api.new_match(humans=1)
+    hub = app.extensions["tilefold_waiters"]
+    answers: list = []
+
+    def poll():
+        reply = client.get(f"/api/matches/{match_id}/chat?wait=30", headers={"Authorization": f"Bearer {tokens[0]}"})
+        answers.append((reply.status_code, reply.get_json()["lines"]))
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    until_waiting(hub)
+    hub.drain()
+    waiting.join(timeout=20)
+    assert answers == [(200, [])] and hub.waiting == 0
+
+
 def test_a_stopping_worker_tells_its_streams_to_reconnect(app, api, client):
     """Given an open SSE stream, when the worker drains, then the stream's last message is
     `retry:` and `event: reconnect`, after the events it had, and the stream ends."""

@@ -233,8 +233,8 @@ def _wait_for_mine(
         while (remaining := deadline - time.monotonic()) > 0:
             moved = waiters.hub().wait_any(known, min(remaining, waiters.DISCONNECT_CHECK))
             if moved == known:
-                if waiters.client_gone(request.environ):
-                    break  # the client left: its slot is freed now
+                if waiters.wait_over(request.environ):
+                    break  # stopping, or the client left: its slot is freed now
                 continue
             known = moved
             listed, _ = mine.my_matches(svc, held)

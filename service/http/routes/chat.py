@@ -50,8 +50,8 @@ def wait_for_line(stream: str, after: int, seconds: float) -> None:
         while (remaining := deadline - time.monotonic()) > 0:
             if waiters.hub().wait(stream, after, min(remaining, waiters.DISCONNECT_CHECK)) > after:
                 return
-            if waiters.client_gone(request.environ):
-                return  # the client left: its slot is freed now
+            if waiters.wait_over(request.environ):
+                return  # stopping, or the client left: its slot is freed now
     finally:
         slot.release()
 

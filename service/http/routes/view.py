@@ -72,8 +72,8 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
                 return loaded
             version = waiters.hub().wait(stream_of(loaded.match_id), known, min(remaining, waiters.DISCONNECT_CHECK))
             if version <= known:
-                if waiters.client_gone(request.environ):
-                    return loaded  # the client left: its slot is freed now, not when the wait would end
+                if waiters.wait_over(request.environ):
+                    return loaded  # stopping, or the client left: its slot is freed now, not when the wait would end
                 continue
             known = version
             loaded = service().load(loaded.match_id)
