@@ -295,7 +295,7 @@ def best_discard(know: Knowledge, tiles: Sequence[int], danger: Optional[Callabl
     draws left) times what the win is worth (the ready hand's waits scored; before that the
     variant's `bot_plans`, flushes included), less the expected cost of feeding a declared hand."""
     worth = discard_worths(know, tiles)
-    risk = danger or (lambda t: _feeding_cost(know, t))
+    risk = danger or (lambda t: feeding_cost(know, t))
     caution = variants.get(know.variant).points_caution
     return max(tiles, key=lambda t: (round(worth[t] - risk(t), 6), -points(t) if caution else 0, -t))
 
@@ -393,7 +393,7 @@ def chance(shanten: int, k: int, draws: int) -> float:
 _FEED_CHANCE = {True: 0.10, False: 0.07}  # suit tile / honour: the chance one declared hand waits on it
 
 
-def _feeding_cost(know: Knowledge, tile: int) -> float:
+def feeding_cost(know: Knowledge, tile: int) -> float:
     """扣点点: what letting `tile` go costs on average against the declared hands (K-8: a discarder
     who has not declared pays all three shares; K-4: under 6 points never wins on a discard)."""
     if not know.threats or know.ready or not variants.get(know.variant).points_caution:

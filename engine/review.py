@@ -18,7 +18,7 @@ from typing import Any, Iterable, Optional
 
 from engine import analysis as A
 from engine.actions import legal_actions, pending_seats
-from engine.bot_normal import Knowledge, _value_of
+from engine.bot_normal import Knowledge, _value_of, feeding_cost
 from engine.state import TING, MatchState
 from engine.table import evolve_in_place, initial_state
 from engine.tiles import kind, name
@@ -108,12 +108,23 @@ def _discard_review(state: MatchState, seat: int, acts: list[dict[str, Any]], ma
         "made_judged": _option(mine),
         "best_judged": _option(top),
         "shanten_before": A.hand_shanten(counts, know.sets, know.rules),
-        "why": _why(top, mine) if differs else _holds(mine),
+        "why": (_why(top, mine) if differs else _holds(mine)) + _danger_note(know, made),
+        "danger": round(feeding_cost(know, made), 2),
     }
 
 
 def _holds(o: A.DiscardOption) -> str:
     return f"{name(o.tile)}: {_reading(o)}"
+
+
+def _danger_note(know: Knowledge, made: int) -> str:
+    """Against a declared hand: what letting the tile go risked (the bots' estimate, K-4/K-8)."""
+    cost = feeding_cost(know, made)
+    if not know.threats or know.ready:
+        return ""
+    if cost <= 0:
+        return f"; {name(made)} was safe against the declared hand (no discard win on it)"
+    return f"; {name(made)} risked feeding the declared hand: about {cost:.1f} expected (a discarder not declared pays all)"
 
 
 def _why(best: A.DiscardOption, made: A.DiscardOption) -> str:

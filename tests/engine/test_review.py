@@ -108,3 +108,27 @@ def test_k1_the_review_says_why_its_discard_is_better_with_the_waits_and_their_u
     assert entry["differs"] and entry["best"] == ["1s"]
     assert "waits are worth more" in entry["why"]
     assert "9s (3 unseen" in entry["why"] and "1s (3 unseen" in entry["why"]
+
+
+def test_k8_the_review_names_the_danger_of_a_tile_let_go_against_a_declared_hand():
+    # given 扣点点: the dealer declared 报听; seat 1, far from ready, lets E go (10 points), then
+    # on its next turn 1m (under 6 points: no discard wins on it, K-4)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "147m258p369sESWN", "258m147p147sESWF", "369m369p258sESWP"],
+            "wall": "7p8p9p1m2m3m4m5m6m",
+            "actions": [
+                {"seat": 0, "action": "ting", "tile": "1s"},
+                {"seat": 1, "action": "discard", "tile": "E"},
+                {"seat": 2, "action": "discard", "tile": "F"},
+                {"seat": 3, "action": "discard", "tile": "P"},
+                {"seat": 1, "action": "discard", "tile": "1m"},
+            ],
+        }
+    )
+    # when seat 1's decisions are reviewed
+    first, second = [e for e in review(events, 1) if e["kind"] == "discard"]
+    # then the honour's danger is named (K-8: an unready discarder pays all), the 1m is safe
+    assert first["made"] == "E" and first["danger"] > 0 and "risked feeding the declared hand" in first["why"]
+    assert second["made"] == "1m" and second["danger"] == 0 and "was safe against the declared hand" in second["why"]
