@@ -96,16 +96,9 @@
     const seat = data.seats && data.seats[s];
     return seat ? seat.name : "空位 empty seat";
   }
-  function windOf(s) {  // the seat's wind in the hand on screen: the dealer sits East (G-2)
-    const d = currentDealer();
-    return d === null ? null : WINDS[(s - d + 4) % 4];
-  }
-  function currentDealer() {
-    if (!data) return null;
-    const v = data.steps[index] && data.steps[index].view;
-    if (v && v.hand) return v.hand.dealer;
-    const h = currentHand();
-    return h ? h.dealer : null;
+  function windOf(s) {  // the seat's wind in the hand on screen (G-2): the engine's view says it (hand.winds)
+    const v = data && data.steps[index] && data.steps[index].view;
+    return v && v.hand && v.hand.winds ? WINDS["ESWN".indexOf(v.hand.winds[s])] : null;  // no hand dealt yet: none
   }
   function currentWild() {
     const v = data.steps[index] && data.steps[index].view;
