@@ -160,10 +160,20 @@ class Keyring:
 
 
 def _create_exclusive(path: Path, data: bytes) -> None:
-    """Write `data` to a new file readable by its owner only; leave an existing file alone."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    """Write `data` to a new file readable by its owner only; leave an existing file alone. The
+    file appears whole or not at all (written aside, then linked into place), so a process starting
+    at the same moment never reads it half written."""
+    if path.exists():
         return
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    try:
+        os.link(tmp, path)  # fails if another process linked its file first: theirs stands
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink()

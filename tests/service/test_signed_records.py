@@ -177,3 +177,25 @@ def test_import_says_whether_a_trusted_key_signed_the_log(tmp_path, client, done
     text += "".join(match_log.signature_line(s) + "\n" for s in signatures_of(body))
     refused = client.post("/api/matches/import", data=text)
     assert refused.status_code == 422 and "changed after it was signed" in refused.get_json()["detail"]
+
+
+def _open_keyring(directory: str, answers) -> None:
+    from service.infra.keys import Keyring
+
+    keyring = Keyring(directory)
+    answers.put((keyring.secret("wall").hex(), keyring.current().key_id))
+
+
+def test_workers_starting_at_once_agree_on_one_key(tmp_path):
+    """Given four processes opening a new key directory at the same moment (gunicorn's workers on
+    a first start), then they all get the same master secret and the same signing key."""
+    import multiprocessing
+
+    answers: multiprocessing.Queue = multiprocessing.Queue()
+    workers = [multiprocessing.Process(target=_open_keyring, args=(str(tmp_path / "keys"), answers)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert len({answers.get(timeout=5) for _ in workers}) == 1
+    assert (tmp_path / "keys" / "master.key").stat().st_mode & 0o077 == 0  # the owner's only
