@@ -276,6 +276,19 @@ def test_a_request_id_is_kept_or_made_and_answered(api, client, caplog):
         assert made != unfit and len(made) == 32 and int(made, 16) >= 0
 
 
+def test_a_request_refused_by_an_earlier_hook_keeps_its_id(tmp_path, caplog):
+    """Given a rate limit of one per minute, when a second call is refused (429, by flask-limiter's
+    own hook), then its answer and its access line carry the id the client sent."""
+    caplog.set_level(logging.INFO, logger="tilefold.access")
+    client = app_with(tmp_path, RATE_LIMITS=True, RATE_LIMIT_SCORE="1 per minute").test_client()
+    body = {"variant": "koudiandian", "hand": "bad"}
+    client.post("/api/score", json=body)
+    refused = client.post("/api/score", json=body, headers={"X-Request-Id": "limited-1"})
+    assert refused.status_code == 429 and refused.headers["X-Request-Id"] == "limited-1"
+    [line] = [r for r in access_lines(caplog) if r.request_id == "limited-1"]
+    assert line.status == 429
+
+
 def test_every_line_of_a_request_carries_its_id(client):
     """Given the JSON handler serve installs, when a request logs a line of its own (a body nested
     too deeply is refused with a warning), then that line and the access line carry its id."""
