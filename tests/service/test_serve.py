@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from served import free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,7 @@ def test_gunicorn_control_socket_is_off():
         assert cfg.control_socket_disable is True
 
 
+@pytest.mark.slow  # two real server processes: out of the fast loop
 def test_two_servers_start_side_by_side_and_print_where_they_are(tmp_path):
     """Given two `tilefold serve` on one machine (one runtime dir), when both start, then both answer,
     each printed its own database and address, and no control socket was made in the runtime dir."""
