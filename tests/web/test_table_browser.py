@@ -316,6 +316,7 @@ def test_no_serious_accessibility_violation_on_any_page_at_both_sizes(server, ax
     check("home", "/", "#open-list li")
     check("invite", f"/join/{open_id}", "#join-info p")
     check("missing", "/play/no-such-match", "#missing-h")
+    check("replay-missing", "/replay/no-such-match", "main h2")
     settled = None
     for state, match_id, token in _states(app, monkeypatch, "table-axe"):
         ready = {
