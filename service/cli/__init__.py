@@ -167,10 +167,28 @@ def _drain_when_stopping(worker: Any) -> None:
 
         def on_term(signum: int, frame: Any) -> None:
             gunicorns(signum, frame)
-            threading.Thread(target=drain, name="tilefold-drain-now", daemon=True).start()
+            later(drain)
 
         signal.signal(signal.SIGTERM, on_term)
     threading.Thread(target=watch, name="tilefold-drain", daemon=True).start()
+
+
+def later(fn: Callable[[], None]) -> None:
+    """Run `fn` soon on a thread of its own, from a signal handler: under gevent a greenlet spawned
+    without waiting (the handler runs inside the event loop, where starting a thread, which waits
+    for it to start, is refused and kills the worker), else a thread."""
+    import threading
+
+    try:
+        from gevent import monkey
+    except ImportError:  # no gevent installed: plain threads
+        monkey = None
+    if monkey is not None and monkey.is_module_patched("threading"):
+        import gevent
+
+        gevent.spawn(fn)
+        return
+    threading.Thread(target=fn, name="tilefold-drain-now", daemon=True).start()
 
 
 def _worker_started(worker: Any) -> None:

@@ -284,3 +284,38 @@ def test_a_reload_loses_no_acknowledged_action_and_no_waiter(tmp_path):
             f"\nreload: {len(acked)} actions acknowledged ({before_reload} before the HUP), all stored; "
             f"long-poll answers {[a for a, _ in poll.answers]}, stream connections {stream.connections}"
         )
+
+
+def test_sigterm_lets_an_action_in_flight_finish_and_keeps_it(tmp_path):
+    """Given an action whose request runs for seconds (each bot move after it waits
+    TILEFOLD_BOT_DELAY), when the server gets SIGTERM while it runs, then the action is answered
+    200 and, the server started again on the same database, the match is at least at that version."""
+    db = tmp_path / "inflight.db"
+    with served(db, TILEFOLD_BOT_DELAY="0.7") as server:
+        match_id, token = started_match(server.base)
+        view = requests.get(f"{server.base}/api/matches/{match_id}/view", headers=auth(token), timeout=60).json()
+        discard = next(a for a in view["legal_actions"] if a["action"] == "discard")
+        answer: list = []
+
+        def act() -> None:
+            headers = dict(auth(token), **{"If-Match": f'"v{view["version"]}"'})
+            try:
+                answer.append(
+                    requests.post(
+                        f"{server.base}/api/matches/{match_id}/actions", json=discard, headers=headers, timeout=60
+                    )
+                )
+            except requests.RequestException as exc:
+                answer.append(exc)
+
+        acting = threading.Thread(target=act)
+        acting.start()
+        time.sleep(0.5)  # the request is in flight: its bots are waiting out their delay
+        os.kill(server.proc.pid, signal.SIGTERM)
+        acting.join(timeout=60)
+        server.proc.wait(timeout=60)
+        assert answer and getattr(answer[0], "status_code", None) == 200, (answer, server.lines()[-8:])
+        told = answer[0].json()["version"]
+    with served(db) as again:
+        now = requests.get(f"{again.base}/api/matches/{match_id}/view", headers=auth(token), timeout=60).json()
+        assert now["version"] >= told
