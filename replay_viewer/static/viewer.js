@@ -311,6 +311,20 @@
       box.appendChild(r);
     });
   }
+  // G-11 joint walls: how this hand's wall was derived, revealed at its end (docs/AUDIT.md)
+  function wallLine(ended) {
+    const entry = (data.index || []).find((x) => x.hand === ended.hand);
+    const w = entry && entry.wall;
+    if (!w) return null;
+    const short = (x) => (x ? String(x).slice(0, 12) + "…" : "—");
+    const ok = (b) => (b ? " ✓" : " ✗");
+    const p = el("p", "small wall-derivation"); p.id = "wall-derivation";
+    p.dataset.links = String(w.links); p.dataset.derived = String(w.derived);
+    p.textContent = `牌墙来源 wall: server part ${short(w.server)} hashes to ${short(w.previous)}${ok(w.links)}; ` +
+      `seats' parts [${(w.seats || []).map(short).join(", ")}]; seed = HMAC(server part, hand ${ended.hand}, seats' parts) = ` +
+      `${short(w.seed)}${ok(w.derived)}; wall committed as ${short(w.commitment)} (tilefold verify rebuilds it)`;
+    return p;
+  }
   function renderSettlement(ended, h) {
     const card = $("settlement-card"); const box = $("settlement"); box.replaceChildren();
     card.hidden = !ended;
@@ -325,6 +339,8 @@
       if (ended.win.from !== null && ended.win.from !== undefined) { head.appendChild(pair("来自", "from")); head.appendChild(el("span", null, seatName(ended.win.from))); }
     }
     box.appendChild(head);
+    const wall = wallLine(ended);
+    if (wall) box.appendChild(wall);
     const ex = h && h.explain;
     if (ex) box.appendChild(explainedHand(ex));
     const score = (ended.settlement && ended.settlement.score) || null;

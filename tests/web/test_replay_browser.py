@@ -395,3 +395,19 @@ def test_a_paged_replay_is_joined_from_its_pages(server, page):
             assert position(page) == after[0]
     finally:
         app.config["REPLAY_WHOLE_HANDS"] = 16
+
+
+def test_G11_each_hand_end_shows_its_wall_derivation_checked(server, page):
+    """Given a finished joint-walls match, when the replay is at a hand's end, then the settlement
+    shows how its wall was derived — the revealed server part hashing to the previous link, the
+    seats' parts and the seed — each checked."""
+    base, match_id, app = server
+    frames = _frames(app, match_id)
+    ends = [i for i, step in enumerate(frames["steps"]) if step["event"]["type"] == "hand_ended"]
+    for end in ends[:2]:
+        page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end]['version']}")
+        page.wait_for_selector("#wall-derivation")
+        line = page.locator("#wall-derivation")
+        assert line.get_attribute("data-links") == "true" and line.get_attribute("data-derived") == "true"
+        server_part = frames["steps"][end]["event"]["wall_parts"]["server"]
+        assert server_part[:12] in line.text_content() and "✗" not in line.text_content()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engine.wall import SeedError, joint_parts, joint_seed, links_to
+
 import gzip
 import json
 import threading
@@ -190,6 +192,7 @@ def hand_index(loaded) -> list[dict]:
     if found is not None:
         return found
     hands: list[dict] = []
+    link = loaded.room.wall_commitment  # joint walls: each hand's server part must hash to this
     for item in service().read_types(loaded.match_id, HAND_MARKS):
         if item.type == "hand_started":
             hands.append(
@@ -207,8 +210,36 @@ def hand_index(loaded) -> list[dict]:
             hands[-1].update(
                 last=item.version, scores=list(item.payload["scores"]), deltas=item.payload["settlement"]["deltas"]
             )
+            derivation = wall_derivation(item.payload, link)
+            if derivation is not None:
+                hands[-1]["wall"] = derivation
+                link = derivation["server"]
     cache.put(key, hands, 300 * len(hands) + 100)
     return hands
+
+
+def wall_derivation(ended: dict, previous: Optional[str]) -> Optional[dict]:
+    """How an ended hand's wall was derived (G-11 joint walls), as the replay shows it: the revealed
+    server part, the seats' parts, the seed, and whether the part hashes to the previous link and
+    the parts give the seed (engine/wall.py; `tilefold verify` checks the wall itself too)."""
+    parts = ended.get("wall_parts")
+    if not isinstance(parts, dict) or previous is None:
+        return None
+    try:
+        server, seats = joint_parts(parts)
+        links = links_to(server, previous)
+        derived = joint_seed(server, int(ended["hand"]), seats).hex() == ended.get("seed")
+    except (SeedError, KeyError, TypeError, ValueError):
+        links = derived = False
+    return {
+        "server": parts.get("server"),
+        "seats": parts.get("seats"),
+        "previous": previous,
+        "seed": ended.get("seed"),
+        "commitment": ended.get("commitment"),
+        "links": links,
+        "derived": derived,
+    }
 
 
 def _pages(index: list[dict]) -> int:
