@@ -364,36 +364,7 @@ def test_service_layers_import_downwards_only():
 def test_service_has_no_import_cycle():
     """No two service/ modules import each other, however indirectly (lazy imports count too)."""
     graph = _service_graph()
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    cycles = []
-
-    def visit(node: str) -> None:  # Tarjan's strongly connected components
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        for nxt in graph.get(node, ()):
-            if nxt not in graph:
-                continue
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                top = stack.pop()
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                cycles.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    assert cycles == []
+    assert _cycles({node: {other for other in targets if other in graph} for node, targets in graph.items()}) == []
 
 
 def test_no_route_touches_the_repository_or_the_event_store():
