@@ -17,7 +17,7 @@ from engine.actions import legal_actions
 from engine.scoring import Meld, WinContext, score
 from engine.state import MatchState
 from engine.tiles import kind, name, parse, points
-from engine.views import view
+from engine.views import seat_view
 
 _DISCARD_WIN_MIN = 6  # K-4: a tile worth less never wins on a discard in 扣点点
 
@@ -58,8 +58,9 @@ class Knowledge:
 
     @staticmethod
     def of(state: MatchState, seat: int) -> "Knowledge":
-        """What `seat` knows now: read off the seat's view (engine.views), never the state itself."""
-        return Knowledge.of_view(view(state, seat))
+        """What `seat` knows now: read off the seat's view (engine.views.seat_view, the hand part of its
+        `view`), never the state itself."""
+        return Knowledge.of_view(seat_view(state, seat))
 
     @staticmethod
     def of_view(seen: dict[str, Any]) -> "Knowledge":
@@ -302,16 +303,24 @@ def best_discard(know: Knowledge, tiles: Sequence[int], danger: Optional[Callabl
 
 def discard_worths(know: Knowledge, tiles: Sequence[int]) -> dict[int, float]:
     """tile -> the hand's worth after letting it go (see `best_discard`)."""
-    counts = list(know.counts)
     options = {o.tile: o for o in _valued_options(know, list(tiles), judge_all=True)}
     draws = max(1, know.wall // 4)
     pool = max(1, sum(know.hidden))
     plans = variants.get(know.variant).bot_plans
+    flushes = _flush_plans(know, plans)
+    judged: dict[tuple[int, tuple[int, ...]], Optional[float]] = {}  # one decision: a kept hand is judged once
     out = {}
     for t in tiles:
-        rest = counts[:]
-        rest[t] -= 1
-        out[t] = max(_plain_worth(know, options[t], draws, pool, plans), _flush_worth(know, rest, draws, pool, plans))
+        flush = 0.0
+        for i, (value, keep, kept) in enumerate(flushes):
+            if t in keep:
+                kept = kept[:t] + (kept[t] - 1,) + kept[t + 1 :]
+            if (i, kept) not in judged:
+                judged[i, kept] = _flush_plan_worth(know, kept, keep, value, draws)
+            worth = judged[i, kept]
+            if worth is not None:
+                flush = max(flush, worth)
+        out[t] = max(_plain_worth(know, options[t], draws, pool, plans), flush)
     return out
 
 
@@ -348,6 +357,18 @@ def _flush_worth(know: Knowledge, rest: list[int], draws: int, pool: int, plans:
     """The best flush to aim at: the hand without the tiles outside one suit (and the honours for a
     full flush) judged like a hand, its improving tiles only those of the flush."""
     best = 0.0
+    for value, keep, _ in _flush_plans(know, plans):
+        kept = tuple(n if k in keep else 0 for k, n in enumerate(rest))
+        worth = _flush_plan_worth(know, kept, keep, value, draws)
+        if worth is not None:
+            best = max(best, worth)
+    return best
+
+
+def _flush_plans(know: Knowledge, plans: Mapping[str, float]) -> list[tuple[float, frozenset[int], tuple[int, ...]]]:
+    """The flushes the melds still allow: (the plan's value, the kinds it keeps, the seat's concealed
+    tiles of those kinds)."""
+    out = []
     for plan, honours in (("half_flush", True), ("full_flush", False)):
         value = plans.get(plan)
         if value is None:
@@ -356,13 +377,19 @@ def _flush_worth(know: Knowledge, rest: list[int], draws: int, pool: int, plans:
             keep = _flush_kinds(know, lo, hi, honours)
             if any(m["tile"] not in keep for m in know.melds):
                 continue
-            kept = [n if k in keep else 0 for k, n in enumerate(rest)]
-            if sum(kept) < 8:  # too far to be worth judging
-                continue
-            missing = A.hand_missing(kept, know.sets, know.rules)
-            k = sum(know.hidden[t] for t in A.improving_tiles(kept, know.sets, know.rules) if t in keep)
-            best = max(best, chance(missing - 1, k, draws) * value)
-    return best
+            out.append((value, keep, tuple(n if k in keep else 0 for k, n in enumerate(know.counts))))
+    return out
+
+
+def _flush_plan_worth(
+    know: Knowledge, kept: tuple[int, ...], keep: frozenset[int], value: float, draws: int
+) -> Optional[float]:
+    """One flush's worth for the hand's kept tiles; None when too far to be worth judging."""
+    if sum(kept) < 8:
+        return None
+    missing = A.hand_missing(kept, know.sets, know.rules)
+    k = sum(know.hidden[t] for t in A.improving_tiles(kept, know.sets, know.rules) if t in keep)
+    return chance(missing - 1, k, draws) * value
 
 
 def _flush_kinds(know: Knowledge, lo: int, hi: int, honours: bool) -> frozenset[int]:

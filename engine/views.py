@@ -54,6 +54,18 @@ def view(state: MatchState, seat: Viewer) -> dict[str, Any]:
     return out
 
 
+def seat_view(state: MatchState, seat: Viewer) -> dict[str, Any]:
+    """The part of `view` a seat's own decision reads (the bots' `Knowledge`): variant, options, seat
+    and the hand, built as `view` builds them, without the match-level parts (the last result's
+    explanation, pending, legal actions)."""
+    return {
+        "variant": state.variant,
+        "options": state.options,
+        "seat": seat,
+        "hand": _hand_view(state, seat) if state.hand is not None else None,
+    }
+
+
 #: G-2's seat winds in table order from the dealer (东南西北), as tile names of G-1
 WINDS = ("E", "S", "W", "N")
 
