@@ -255,32 +255,35 @@ def _after_each_draw(
     stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
     per_variant = [_draws(v, sets) for v in _variants(natural, stand)]
     best = per_variant[0] if len(per_variant) == 1 else tuple(map(max, *per_variant))
-    pairs = sum(c // 2 for c in natural)
-    singles = sum(c & 1 for c in natural)
-    special = (rules.wild, rules.stand_in[0] if rules.stand_in is not None else None)
-    out = []
-    for t in _ALL_KINDS:
-        if t in special:
+    room = size - wilds
+    if seven:  # K-7 after drawing t: one more pair if t was odd, else one more single
+        pairs = sum(c // 2 for c in natural)
+        singles = sum(c & 1 for c in natural)
+        p_odd, p_even = min(pairs + 1, 7), min(pairs, 7)
+        odd = 2 * p_odd + min(singles - 1, 7 - p_odd)
+        even = 2 * p_even + min(singles + 1, 7 - p_even)
+        best = tuple(max(b, odd if n & 1 else even) for b, n in zip(best, natural))
+    out = [room - p if p < room else 0 for p in best]  # max(room - min(p, room), 0)
+    for t in (rules.wild, rules.stand_in[0] if rules.stand_in is not None else None):
+        if t is not None:
             work = list(counts)
             work[t] += 1
-            out.append(hand_missing(work, sets, rules))
-            continue
-        placed = best[t]
-        if seven:
-            odd = natural[t] & 1
-            p = min(pairs + odd, 7)
-            placed = max(placed, 2 * p + min(singles + (-1 if odd else 1), 7 - p))
-        out.append(max(size - wilds - min(placed, size - wilds), 0))
+            out[t] = hand_missing(work, sets, rules)
     return tuple(out)
 
 
 def _draws(variant: Sequence[int], sets: int) -> tuple[int, ...]:
     """Most naturals placed (standard form) after drawing each kind t, for every t."""
-    frontiers = [_group_frontier(variant, g) for g in range(4)]
-    out: tuple[int, ...] = ()
-    for g, (lo, hi) in enumerate(_GROUPS):
-        out += _draws_in_group(tuple(variant[lo:hi]), g < 3, _others(frontiers, g, sets), sets)
-    return out
+    keys = [tuple(variant[lo:hi]) for lo, hi in _GROUPS]
+    f0, f1, f2, f3 = (_frontier(key, g < 3) for g, key in enumerate(keys))
+    low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)  # max-plus: any order, same result
+    others = (_convolve(f1, high, sets), _convolve(f0, high, sets), _convolve(low, f3, sets), _convolve(low, f2, sets))
+    return (
+        _draws_in_group(keys[0], True, others[0], sets)
+        + _draws_in_group(keys[1], True, others[1], sets)
+        + _draws_in_group(keys[2], True, others[2], sets)
+        + _draws_in_group(keys[3], False, others[3], sets)
+    )
 
 
 @lru_cache(maxsize=1 << 13)
@@ -292,14 +295,6 @@ def _draws_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], s
         drawn = key[:i] + (key[i] + 1,) + key[i + 1 :]
         out.append(_best_of(_frontier(drawn, runs), others, sets))
     return tuple(out)
-
-
-def _others(frontiers: Sequence[tuple[int, ...]], g: int, sets: int) -> tuple[int, ...]:
-    rest = [f for i, f in enumerate(frontiers) if i != g]
-    acc = rest[0]
-    for f in rest[1:]:
-        acc = _convolve(acc, f, sets)
-    return acc
 
 
 @lru_cache(maxsize=65536)
