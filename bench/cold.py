@@ -29,6 +29,7 @@ from engine.selfplay import play_match, seeds_from  # noqa: E402
 from service.model import room as rooms  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.infra.repository import Loaded, engine_events, stream_of  # noqa: E402
+from service.http.services import services  # noqa: E402
 
 BATCH = 6  # events per append, about what one action and its automatic follow-ups write
 
@@ -44,7 +45,7 @@ def bot_events(target: int) -> list[dict]:
 
 def build(app, match_id: str, target: int) -> int:
     """Store a match of about `target` events as play would; the number of events stored."""
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     created = {
         "type": rooms.MATCH_CREATED,
         "variant": "hanshan",
@@ -95,7 +96,7 @@ def main() -> None:
             settings["SNAPSHOT_EVERY"] = args.every
         settings["SNAPSHOT_HEAD"] = not args.no_head
         app = create_app(settings)
-        repo = app.extensions["tilefold"].repo
+        repo = services(app).match.repo
         client = app.test_client()
         head = "on" if repo.snapshots.head else "off"
         print(

@@ -17,11 +17,12 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (
 from events import EventStore  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.infra.repository import MatchRepository  # noqa: E402
+from service.http.services import services  # noqa: E402
 
 
 def finished_match(db: str, hands: int) -> str:
     app = create_app({"DATABASE": db, "TESTING": True, "WEBHOOK_WORKER": False})
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create("koudiandian", {"hands": hands})
     svc.add_bots(match_id, owner, None)
     assert svc.repo.load(match_id).over

@@ -26,6 +26,7 @@ import resource  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from service.http.services import services  # noqa: E402
 
 BATCH = 6
 
@@ -36,7 +37,7 @@ def build(db: str, match_id: str, hands: int) -> int:
     from service.app import create_app
 
     app = create_app({"DATABASE": db, "SYNCHRONOUS": "OFF", "TESTING": True})
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     created = {
         "type": rooms.MATCH_CREATED,
         "variant": "hanshan",

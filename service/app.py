@@ -8,10 +8,12 @@ from flask import Flask, request
 
 from events import cooperate_psycopg, initialise_store, is_postgres_url, open_store
 
-from .infra import config, waiters
+from .infra import config
+from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from .usecases.chat import Chat
 from .usecases.ticker import Ticker
-from .http import headers, limits, observe, pages, proxies, strict_json
+from .http import headers, limits, observe, pages, proxies, services, strict_json
+from .http.services import Services
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
 from .infra.notify import DeliverySettings, Notifier, Webhooks
@@ -48,15 +50,10 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     app.config.update(config_overrides or {})
     app.json.sort_keys = False
     cooperate_psycopg()  # a gevent worker whose master imported psycopg before the patching
-    app.extensions["tilefold"] = _service(app.config)
-    waiters.install(app, app.extensions["tilefold"].repo)
+    services.install(app, _services(app.config))
     api = TilefoldApi(app)
     for blp in blueprints():
         api.register_blueprint(blp)
-    # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
-    # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
-    app.extensions["tilefold_chat"] = Chat(app.extensions["tilefold"].repo.store)
-    app.extensions["tilefold_ticker"] = Ticker(app.extensions["tilefold"], interval=app.config["TICK_INTERVAL"])
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
     limits.install(app)  # per-address rate limits on create, import, join, score
     headers.install(app)  # CSP, frame-ancestors, X-Frame-Options, nosniff on every answer
@@ -76,6 +73,26 @@ def _refuse_oversized_streams() -> None:
     if request.method in ("POST", "PUT", "PATCH") and request.content_length is None:
         request.get_data(cache=True)
         request.stream.read(1)
+
+
+def _services(settings: dict[str, Any]) -> Services:
+    """Everything the app runs on, built once (service/http/services.py holds it)."""
+    svc = _service(settings)
+    store = svc.repo.store
+    hub = WaiterHub(store, settings["POLL_INTERVAL"])
+    store.watch(hub.appended)  # the store's appends wake this worker's waiters
+    return Services(
+        match=svc,
+        chat=Chat(store),
+        # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
+        # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
+        ticker=Ticker(svc, interval=settings["TICK_INTERVAL"]),
+        hub=hub,
+        wait_limits=WaitLimits(
+            settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"]
+        ),
+        shared_answers=SharedAnswers(),
+    )
 
 
 def _service(settings: dict[str, Any]) -> MatchService:

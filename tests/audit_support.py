@@ -10,13 +10,14 @@ from typing import Optional
 import engine
 from engine.selfplay import play_match
 from events import compute_hash
+from service.http.services import services
 
 
 def finished_match(
     app, variant: str = "koudiandian", options: Optional[dict] = None, names: tuple = ("<b>Alice</b> & co",)
 ) -> tuple[str, str]:
     """A match played to the end through the service: humans named `names` (played by the engine's bot), bots."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create(variant, options or {"hands": 3})
     humans = [svc.join(match_id, name)[0] for name in names]
     svc.add_bots(match_id, owner, None)
@@ -31,7 +32,7 @@ def finished_match(
 
 def open_match(app, variant: str = "koudiandian") -> tuple[str, str]:
     """A match in play: one human seat (never moving) and three bots."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create(variant, {"hands": 2})
     svc.join(match_id, "Waiting Wendy")
     svc.add_bots(match_id, owner, None)

@@ -7,6 +7,7 @@ import random
 from typing import Any, Optional
 
 import pytest
+from service.http.services import services
 
 
 class Reply:
@@ -134,7 +135,7 @@ def app(tmp_path):
         made = PostgresBackend(require_pg())
         app = create_app({"DATABASE": made.target, "TESTING": True, "KEYS": str(tmp_path / "keys")})
         yield app
-        app.extensions["tilefold"].repo.store.close()
+        services(app).match.repo.store.close()
         made.close()
         return
     yield create_app({"DATABASE": str(tmp_path / "tilefold.db"), "TESTING": True})

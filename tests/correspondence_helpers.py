@@ -11,6 +11,7 @@ from typing import Optional
 import pytest
 
 from conftest import MatchClient, flask_transport
+from service.http.services import services
 
 HOUR = 3600
 
@@ -33,7 +34,7 @@ class App:
         settings.update(config)
         self.app = create_app(settings)
         self.api = MatchClient(flask_transport(self.app.test_client()))
-        self.svc = self.app.extensions["tilefold"]
+        self.svc = services(self.app).match
 
     def create(self, variant="koudiandian", options=None, deadline: Optional[int] = HOUR):
         body = {"variant": variant, "options": options or {"hands": 1}}

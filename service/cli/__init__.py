@@ -143,7 +143,9 @@ def _drain_when_stopping(worker: Any) -> None:
     import threading
     import time
 
-    hub = worker.wsgi.extensions["tilefold_waiters"]
+    from ..http.services import services
+
+    hub = services(worker.wsgi).hub
     once = threading.Lock()
 
     def drain() -> None:
@@ -195,14 +197,18 @@ def _worker_started(worker: Any) -> None:
     """gunicorn's post_worker_init: the drain watch, and this worker's ticker (service/usecases/ticker.py:
     only the worker holding the database lease works, so one in all workers and nodes)."""
     _drain_when_stopping(worker)
-    worker.wsgi.extensions["tilefold_ticker"].start()
+    from ..http.services import services
+
+    services(worker.wsgi).ticker.start()
 
 
 def _worker_stopping(worker: Any) -> None:
     """gunicorn's worker_exit: give the ticker's lease up, so another worker takes it at once."""
-    ticker = getattr(worker, "wsgi", None) and worker.wsgi.extensions.get("tilefold_ticker")
-    if ticker is not None:
-        ticker.stop()
+    app = getattr(worker, "wsgi", None)
+    if app is not None:
+        from ..http.services import services
+
+        services(app).ticker.stop()
 
 
 def _forget_worker_metrics(server: Any, worker: Any) -> None:
@@ -466,7 +472,9 @@ def tick(args: argparse.Namespace) -> int:
     logs.configure()
     open_store_for(args.db, "serve").close()  # beside running nodes: never a migration that locks their tables
     app = create_app({"DATABASE": target(args.db), "INIT_DB": False, "WEBHOOK_WORKER": False})
-    ticker = app.extensions["tilefold_ticker"]
+    from ..http.services import services
+
+    ticker = services(app).ticker
     while True:
         print(json.dumps(ticker.run_once(leased=False)), flush=True)
         if not args.every:

@@ -15,6 +15,8 @@ from flask import Flask, current_app
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from .services import services
+
 #: endpoint -> its setting
 LIMITED = {
     "matches.create_match": "RATE_LIMIT_CREATE",
@@ -44,5 +46,5 @@ def install(app: Flask) -> Limiter:
     for endpoint, key in LIMITED.items():
         view: Any = app.view_functions[endpoint]
         app.view_functions[endpoint] = limiter.limit(_setting(key))(view)
-    app.extensions["tilefold_limiter"] = limiter  # flask-limiter keeps only a weak reference
+    services(app).limiter = limiter  # flask-limiter keeps only a weak reference
     return limiter

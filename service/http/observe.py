@@ -8,7 +8,7 @@
 - GET /healthz: the process answers (no query). GET /readyz: two queries: the database answers
   with this code's schema version, and the ticker's lease is held (here or by a live ticker
   elsewhere) or can be taken; 503 naming the failing check otherwise (and any check another part
-  registers in app.extensions["tilefold_readiness"]).
+  adds to the readiness list of service/http/services.py's `Services`).
 - GET /metrics: the Prometheus exposition, on this port only when TILEFOLD_METRICS_PUBLIC is on
   (`tilefold serve --metrics-bind` serves it on a port of its own instead: docs/OPERATIONS.md).
 """
@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 from flask import Flask, Response, g, has_request_context, jsonify, request
 
 from ..infra import metrics
+from .services import services
 
 access = logging.getLogger("tilefold.access")
 log = logging.getLogger(__name__)
@@ -143,12 +144,14 @@ def readyz() -> Any:
 
 def readiness_checks(app: Flask) -> list[tuple[str, Callable[[], Optional[str]]]]:
     """(name, check() -> None when fine, else what is wrong), in order."""
-    store = app.extensions["tilefold"].repo.store
-    found: list[tuple[str, Callable[[], Optional[str]]]] = [("database", lambda: database_problem(store))]
-    ticker = app.extensions.get("tilefold_ticker")
-    if ticker is not None:
-        found.append(("ticker", lambda: ticker_problem(ticker)))
-    found.extend(app.extensions.get("tilefold_readiness", ()))
+    wired = services(app)
+    store = wired.match.repo.store
+    ticker = wired.ticker
+    found: list[tuple[str, Callable[[], Optional[str]]]] = [
+        ("database", lambda: database_problem(store)),
+        ("ticker", lambda: ticker_problem(ticker)),
+    ]
+    found.extend(wired.readiness)
     return found
 
 

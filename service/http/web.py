@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from flask import current_app, request
+from flask import request
 
 from ..model import room as rooms
 from .observe import note_seat
 from ..usecases.play import MatchService, command_fingerprint
 from .problems import ApiError
+from .services import services
 from ..model.match import Loaded
 
 _ETAG = re.compile(r'^\s*(?:W/)?"?v(\d+)"?\s*$')
@@ -18,7 +19,7 @@ BEARER = {"WWW-Authenticate": 'Bearer realm="tilefold"'}
 
 
 def service() -> MatchService:
-    return current_app.extensions["tilefold"]
+    return services().match
 
 
 def bearer_token() -> Optional[str]:

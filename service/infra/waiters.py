@@ -228,10 +228,10 @@ def client_key(address: Optional[str]) -> str:
     return str(parsed)
 
 
-def wait_over(environ: Mapping[str, Any]) -> bool:
+def wait_over(hub: WaiterHub, environ: Mapping[str, Any]) -> bool:
     """Whether a wait that heard nothing ends now, before its time: the worker is stopping (its hub
     drains: answer with what it has, the client reconnects elsewhere) or its client left."""
-    return hub().draining or client_gone(environ)
+    return hub.draining or client_gone(environ)
 
 
 def client_gone(environ: Mapping[str, Any]) -> bool:
@@ -332,33 +332,3 @@ class SharedAnswers:
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return made
-
-
-# -- wiring ----------------------------------------------------------------------------
-def install(app: Any, repo: Any) -> None:
-    """The worker's hub and limits on `app`; the repository's appends wake this worker's waiters."""
-    config = app.config
-    app.extensions["tilefold_waiters"] = hub_ = WaiterHub(repo.store, config["POLL_INTERVAL"])
-    app.extensions["tilefold_wait_limits"] = WaitLimits(
-        config["MAX_WAITERS_PER_ADDRESS"], config["MAX_WAITERS"], config["WAIT_RETRY_AFTER"]
-    )
-    app.extensions["tilefold_shared_answers"] = SharedAnswers()
-    repo.store.watch(hub_.appended)
-
-
-def hub() -> WaiterHub:
-    from flask import current_app
-
-    return current_app.extensions["tilefold_waiters"]
-
-
-def shared() -> SharedAnswers:
-    from flask import current_app
-
-    return current_app.extensions["tilefold_shared_answers"]
-
-
-def limits() -> WaitLimits:
-    from flask import current_app
-
-    return current_app.extensions["tilefold_wait_limits"]

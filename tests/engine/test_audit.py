@@ -10,6 +10,7 @@ from engine.audit import audit
 from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import chained_rows, finished_match, first, rehash, rows_of, selfplay
+from service.http.services import services
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def test_swapped_events_fail():
 
 def test_cli_verify_ok_and_fail(tmp_path, app, capsys):
     match_id, _ = finished_match(app, "koudiandian", {"hands": 2})
-    ndjson, _ = service_audit.export(app.extensions["tilefold"].repo, match_id, "ndjson")
+    ndjson, _ = service_audit.export(services(app).match.repo, match_id, "ndjson")
     good = tmp_path / "good.ndjson"
     good.write_text(ndjson, encoding="utf-8")
     assert main(["verify", str(good)]) == 0

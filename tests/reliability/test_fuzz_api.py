@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis.checks import CHECKS  # noqa: E402
 
 from conftest import MatchClient, flask_transport  # noqa: E402
+from service.http.services import services  # noqa: E402
 
 #: examples per operation (stateless) and steps for the state machine: ~1 minute in all.
 EXAMPLES = 100
@@ -267,7 +268,7 @@ def test_seeded_walk_create_join_view_act(world):
                 call(world, "GET", "/api/matches")
     for match in matches:
         finished += world.api.summary(match["id"])["status"] == "over"
-        store = world.app.extensions["tilefold"].repo.store
+        store = services(world.app).match.repo.store
         assert store.verify_stream("match-" + match["id"]) == []
     seen = report(f"seeded walk: {len(matches)} matches, {accepted} actions accepted, {finished} finished", before)
     assert accepted >= 50 and finished >= 1, (accepted, finished)

@@ -11,6 +11,7 @@ import pytest
 
 from tests import pgserver
 from tests.backends import drop_schema, new_schema_url, require_pg
+from service.http.services import services
 
 MATCHES_BEFORE, MATCHES_AFTER = 5, 100
 
@@ -46,7 +47,7 @@ def test_a_dump_restored_into_a_fresh_cluster_takes_new_matches_and_the_feed_ski
     try:
         old = create_app({"DATABASE": url, "TESTING": True})
         assert create_matches(old.test_client(), MATCHES_BEFORE) == [201] * MATCHES_BEFORE
-        old.extensions["tilefold"].repo.store.close()
+        services(old).match.repo.store.close()
         dump = str(tmp_path / "tilefold.dump")
         tools = pgserver.binaries()
         run = dict(capture_output=True, text=True, timeout=120, check=True)
@@ -63,7 +64,7 @@ def test_a_dump_restored_into_a_fresh_cluster_takes_new_matches_and_the_feed_ski
     assert top >> 20 > xid, "the restored positions must lie above the new cluster's transaction ids"
 
     new = create_app({"DATABASE": restored, "TESTING": True})  # starts as a node does: re-seeds the feed
-    store = new.extensions["tilefold"].repo.store
+    store = services(new).match.repo.store
     passed = store.read_all()[-1].position  # a feed reader that had read everything before the restore
     assert passed == top
     statuses = create_matches(new.test_client(), MATCHES_AFTER)

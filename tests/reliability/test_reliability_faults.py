@@ -11,6 +11,7 @@ import pytest
 
 from conftest import MatchClient, flask_transport
 from test_security_input import PROBLEM, row_count
+from service.http.services import services
 
 
 class Fault:
@@ -37,7 +38,7 @@ def faulty_app(path: str, fault: Fault, monkeypatch):
         EventStore, "initialise", classmethod(lambda cls, p, **options: real(cls, p, on_connect=fault, **options))
     )
     app = create_app({"DATABASE": path, "TESTING": True})
-    return app, app.extensions["tilefold"].repo.store
+    return app, services(app).match.repo.store
 
 
 def drop_connections(store) -> None:
@@ -156,7 +157,7 @@ def test_real_full_disk_on_a_tiny_tmpfs(tmp_path):
 
 def test_crash_between_append_and_deal_does_not_stall_the_match(app, api, monkeypatch):
     """A worker dies after storing the hand's last action, before the next deal; the retry deals."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, _, tokens = api.new_match("koudiandian", {"hands": 2})
     real_advance, crashed = svc.advance, []
 

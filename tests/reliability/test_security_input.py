@@ -7,6 +7,7 @@ import json
 import sqlite3
 
 import pytest
+from service.http.services import services
 
 PROBLEM = "application/problem+json"
 MARKUP = "<img src=x onerror=alert(1)>"
@@ -258,7 +259,7 @@ def test_markup_in_names_is_stored_verbatim_and_never_served_as_html(app, client
 def test_match_id_in_the_replay_page_is_escaped(app, client, monkeypatch, finished_with_markup):
     """The page template echoes the id: even an id with markup (never issued) comes out escaped."""
     match_id, _ = finished_with_markup
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     real_load = repo.load
     monkeypatch.setattr(repo, "load", lambda _id: real_load(match_id))
     html = client.get("/replay/%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E").get_data(as_text=True)

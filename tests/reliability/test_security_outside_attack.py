@@ -9,6 +9,7 @@ import pytest
 import engine
 from conftest import MatchClient, flask_transport
 from service.cli import main
+from service.http.services import services
 
 
 def make_app(tmp_path, **config):
@@ -18,7 +19,7 @@ def make_app(tmp_path, **config):
 
 
 def stored_streams(app) -> list[str]:
-    return app.extensions["tilefold"].repo.store.streams()
+    return services(app).match.repo.store.streams()
 
 
 # ---- the owner's spectating switch ---------------------------------------------------------------
@@ -45,11 +46,11 @@ def test_a_name_with_a_lone_surrogate_is_400_and_nothing_is_stored(tmp_path):
     app = make_app(tmp_path)
     client = app.test_client()
     match_id = client.post("/api/matches", json={"variant": "hanshan"}).get_json()["id"]
-    before = app.extensions["tilefold"].repo.version(match_id)
+    before = services(app).match.repo.version(match_id)
     reply = client.post(f"/api/matches/{match_id}/seats", data='{"name": "a\\ud800b"}', content_type="application/json")
     assert reply.status_code == 400 and reply.mimetype == "application/problem+json", reply.get_json()
     assert reply.get_json()["code"] == "invalid_json"
-    assert app.extensions["tilefold"].repo.version(match_id) == before
+    assert services(app).match.repo.version(match_id) == before
     paired = client.post(
         f"/api/matches/{match_id}/seats", data='{"name": "a\\ud83d\\ude00b"}', content_type="application/json"
     )
@@ -157,7 +158,7 @@ def test_imports_have_a_smaller_default_body_cap(tmp_path):
 def test_bots_racing_joins_never_answer_409_after_seating_a_bot(tmp_path, monkeypatch):
     """A join takes the last seats between two of /bots' seatings: the answer lists the bots seated."""
     app = make_app(tmp_path)
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     client = app.test_client()
     created = client.post("/api/matches", json={"variant": "hanshan"}).get_json()
     match_id, owner = created["id"], created["owner_token"]
@@ -187,7 +188,7 @@ def test_a_match_whose_next_deal_was_never_written_is_dealt_by_the_ticker_never_
     from service.usecases.ticker import Ticker
 
     app = make_app(tmp_path)
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     api = MatchClient(flask_transport(app.test_client()))
     match_id, owner = api.create("koudiandian", {"hands": 2})
     real = svc.advance

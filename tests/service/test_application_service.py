@@ -8,13 +8,14 @@ import pathlib
 
 from events import EventStore
 from service.usecases.play import MatchService
+from service.http.services import services
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATTRIBUTES = {"repo", "decisions", "webhooks", "notifier", "clock", "bot_delay"}  # set by MatchService.__init__
 
 
 def test_the_app_runs_the_match_service_over_the_store_itself(app):
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     assert type(svc) is MatchService
     assert type(svc.repo.store) is EventStore  # no proxy intercepting appends
 

@@ -8,6 +8,7 @@ import pytest
 
 from correspondence_helpers import App, preset  # noqa: F401 (fixture)
 from service.infra.clock import parse
+from service.http.services import services
 
 # 扣点点: the dealer (seat 0) holds a lone C it can discard; seat 1 holds CC (a pung); 2 and 3 no C.
 HANDS = ["23456m456p789pEEC", "1112223334pCCS", "5556667778889s", "FFFPPPWWWNNNS"]
@@ -19,7 +20,7 @@ def t(tmp_path):
 
 
 def tick(t: App) -> None:
-    assert t.app.extensions["tilefold_ticker"].run_once() is not None
+    assert services(t.app).ticker.run_once() is not None
 
 
 @pytest.mark.parametrize("value", [0, 4, 604801, "20", 20.5, True])

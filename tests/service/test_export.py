@@ -9,6 +9,7 @@ import pytest
 from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import finished_match, first, open_match, rehash, rows_of
+from service.http.services import services
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def test_imported_match_is_read_only_and_replayable(client, app, done):
     frames = client.get(f"/replay/{new_id}/frames.json").get_json()
     original = client.get(f"/replay/{match_id}/frames.json").get_json()
     assert frames["imported"] and frames["steps"] == original["steps"]
-    record = service_audit.import_record(app.extensions["tilefold"].repo, new_id)
+    record = service_audit.import_record(services(app).match.repo, new_id)
     rows = rows_of(body.decode())
     assert record["original_stream"] == f"match-{match_id}"
     assert record["original_head"] == {"version": rows[-1]["version"], "hash": rows[-1]["hash"]}

@@ -13,11 +13,12 @@ import engine
 from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import first, rehash, rows_of
+from service.http.services import services
 
 
 def played(app, variant="koudiandian", options=None):
     """A finished match with one human (played by the bot): (id, owner token, seat token)."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create(variant, options or {"hands": 1})
     seat, token, _ = svc.join(match_id, "Alice")
     svc.add_bots(match_id, owner, None)
@@ -73,11 +74,11 @@ def test_malformed_service_events_are_refused_with_422_and_nothing_is_stored(app
     app.config["MAX_IMPORT_BYTES"] = 8 << 20
     match_id, _, _ = done
     type_, change = MALFORMED[case]
-    before = app.extensions["tilefold"].repo.store.streams()
+    before = services(app).match.repo.store.streams()
     status, body = import_(client, edited(exported(client, match_id), type_, change))
     assert status == 422, body
     assert body["code"] == "log_rejected" and body["type"] and body["title"]
-    assert app.extensions["tilefold"].repo.store.streams() == before
+    assert services(app).match.repo.store.streams() == before
     listing = client.get("/api/matches")
     assert listing.status_code == 200 and len(listing.get_json()["matches"]) == 1
 
@@ -153,7 +154,7 @@ def test_a_row_edited_inside_the_database_file_is_noticed_on_load(app, tmp_path,
 
     match_id, _, _ = played(app)
     db = app.config["DATABASE"]
-    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    stored = services(app).match.repo.store.read(f"match-{match_id}")
     ended = next(e for e in stored if e.type == "hand_ended")
     _edit_row_in_file(
         db, f"match-{match_id}", ended.version, lambda p: p.update(scores=[p["scores"][0] + 100] + p["scores"][1:])
@@ -220,7 +221,7 @@ def test_a_snapshot_blob_edited_inside_the_database_file_is_refused_on_load(app,
     error, never the forged scores; without the snapshot the genuine events are served again."""
     match_id, _, _ = played(app)
     db, stream = app.config["DATABASE"], f"match-{match_id}"
-    genuine = app.extensions["tilefold"].repo.load(match_id).state.scores
+    genuine = services(app).match.repo.load(match_id).state.scores
     _edit_snapshot_in_file(
         db,
         stream,
@@ -307,7 +308,7 @@ def test_a_row_deleted_inside_the_database_file_is_noticed_on_load(app):
         conn.execute(sql)
     conn.commit()
     conn.close()
-    store = app.extensions["tilefold"].repo.store
+    store = services(app).match.repo.store
     assert store.chain_problem(f"match-{match_id}").startswith("v20: missing")
     fresh = create_app({"DATABASE": db, "TESTING": True}).test_client()
     assert fresh.get(f"/api/matches/{match_id}/events").status_code == 503
@@ -328,11 +329,11 @@ def test_a_window_closed_service_event_imports_only_in_its_live_shape(app, clien
     at = next(i for i, r in enumerate(rows) if r["type"] == "hand_started") + 1
     marker = dict(rows[at], type="window_closed", payload=payload)
     rows = [dict(r, version=n) for n, r in enumerate(rows[:at] + [marker] + rows[at:], start=1)]
-    before = app.extensions["tilefold"].repo.store.streams()
+    before = services(app).match.repo.store.streams()
     got, body = import_(client, rows)
     assert got == status, body
     if status == 422:
-        assert body["code"] == "log_rejected" and app.extensions["tilefold"].repo.store.streams() == before
+        assert body["code"] == "log_rejected" and services(app).match.repo.store.streams() == before
 
 
 def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app, capsys):
@@ -346,7 +347,7 @@ def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app
 
     match_id, _, token = played(app)
     db = app.config["DATABASE"]
-    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    stored = services(app).match.repo.store.read(f"match-{match_id}")
     discard = next(e for e in stored if e.type == "discarded")
     forged = "FORGED"
     _edit_row_in_file(db, f"match-{match_id}", discard.version, lambda p: p.update(tile=forged))

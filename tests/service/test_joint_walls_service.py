@@ -11,6 +11,7 @@ from audit_support import rows_of
 from engine.wall import chain_step, joint_seed
 from service.cli import main
 from service.usecases import match_log
+from service.http.services import services
 
 
 def _join(client, match_id, name, randomness=None):
@@ -24,7 +25,7 @@ def _play_out(app, match_id):
     """Every pending human decision taken by the engine's bot until the match ends."""
     import engine
 
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     for _ in range(50_000):
         loaded = svc.repo.load(match_id)
         if loaded.over:
@@ -115,7 +116,7 @@ def test_G11_a_match_created_before_joint_walls_still_deals_from_server_seeds(ap
     from engine.options import normalise
     from service.model import room as rooms
 
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id = "old-protocol-match"
     owner = rooms.new_token()
     svc.repo.append(

@@ -14,6 +14,7 @@ from prometheus_client import REGISTRY
 
 from conftest import MatchClient, flask_transport
 from correspondence_helpers import HOUR, App, Receiver
+from service.http.services import services
 
 
 def sample(name: str, **labels: str) -> float:
@@ -47,7 +48,7 @@ def app_with(tmp_path, **settings):
 
 # -- health and readiness -----------------------------------------------------------------
 def test_healthz_answers_without_touching_the_store(app, client):
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     svc.repo.store = counting = CountingStore(svc.repo.store)
     reply = client.get("/healthz")
     assert reply.status_code == 200 and reply.get_json() == {"status": "ok"}
@@ -60,7 +61,7 @@ def test_readyz_costs_two_queries_per_poll(app, client):
     the schema version's and the ticker lease's, and none for /healthz (every statement of the
     request's thread is traced, whoever runs it)."""
     assert client.get("/readyz").status_code == 200  # a worker's first request starts its notice worker
-    store = app.extensions["tilefold"].repo.store
+    store = services(app).match.repo.store
     if getattr(store, "dialect", "") != "sqlite":
         pytest.skip("statements are traced on SQLite's connection")
     statements: list[str] = []
@@ -85,7 +86,7 @@ def test_readyz_is_503_naming_a_database_that_does_not_answer(app, client, monke
         raise StorageUnavailable("event storage unavailable: PostgreSQL (connection refused)")
 
     assert client.get("/readyz").status_code == 200  # a worker's first request starts its notice worker
-    monkeypatch.setattr(app.extensions["tilefold"].repo.store, "query", down)
+    monkeypatch.setattr(services(app).match.repo.store, "query", down)
     reply = client.get("/readyz")
     assert reply.status_code == 503 and reply.get_json()["status"] == "not_ready"
     assert "connection refused" in reply.get_json()["checks"]["database"]
@@ -97,7 +98,7 @@ def test_readyz_is_503_when_the_schema_version_is_not_this_codes(app, client):
     says which version it found and what to do."""
     from service.http.observe import latest_schema
 
-    store = app.extensions["tilefold"].repo.store
+    store = services(app).match.repo.store
     newer = latest_schema(store) + 1
     store.write(lambda conn: conn.execute("INSERT INTO schema_version VALUES (?, 'ahead', 'now')", [newer]))
     reply = client.get("/readyz")
@@ -113,8 +114,8 @@ def test_readyz_asks_whether_a_ticker_holds_or_can_take_its_lease(app, client):
     nobody renewed for an hour, no ticker runs anywhere: 503 naming the ticker."""
     import time
 
-    ticker = app.extensions["tilefold_ticker"]
-    store = app.extensions["tilefold"].repo.store
+    ticker = services(app).ticker
+    store = services(app).match.repo.store
     assert client.get("/readyz").status_code == 200  # no lease taken yet: free
 
     def lease(holder: str, expires_at: float) -> None:
@@ -134,7 +135,7 @@ def test_readyz_asks_whether_a_ticker_holds_or_can_take_its_lease(app, client):
 
 
 def test_readyz_is_503_when_a_readiness_check_fails(app, client):
-    app.extensions["tilefold_readiness"] = [("ticker", lambda: "the ticker lease is held by another node and stale")]
+    services(app).readiness.append(("ticker", lambda: "the ticker lease is held by another node and stale"))
     reply = client.get("/readyz")
     assert reply.status_code == 503 and reply.get_json()["checks"]["ticker"].startswith("the ticker lease")
 
@@ -178,7 +179,7 @@ def test_requests_loads_appends_and_snapshots_are_counted(tmp_path):
     }
     match_id, _, tokens = api.new_match(humans=1)
     api.view(match_id, tokens[0])
-    app.extensions["tilefold"].repo.cache = type(app.extensions["tilefold"].repo.cache)(8)  # forget it
+    services(app).match.repo.cache = type(services(app).match.repo.cache)(8)  # forget it
     api.view(match_id, tokens[0])
     assert sample("tilefold_request_seconds_count", route=route, method="GET") == before["views"] + 2
     assert sample("tilefold_requests_total", route=route, status="200") == before["ok"] + 2
@@ -202,7 +203,7 @@ def test_open_waits_are_counted_by_kind():
 
 def test_an_integrity_error_is_counted(app, api):
     match_id, _, tokens = api.new_match(humans=1)
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     repo.cache = type(repo.cache)(8)
     repo._verified.clear()
     before = sample("tilefold_integrity_errors_total", kind="chain")
@@ -217,7 +218,7 @@ def test_settled_deadlines_are_counted(tmp_path):
     match_id, _, tokens = t.match()
     before = sample("tilefold_deadlines_settled_total")
     t.clock.advance(HOUR + 1)
-    assert t.app.extensions["tilefold_ticker"].run_once() is not None  # the ticker settles the overdue turn
+    assert services(t.app).ticker.run_once() is not None  # the ticker settles the overdue turn
     assert t.reasons(match_id, "timeout")
     assert sample("tilefold_deadlines_settled_total") == before + 1
 
@@ -392,7 +393,7 @@ def test_the_pool_size_and_wait_are_settings(pg_url, monkeypatch):
     monkeypatch.setenv("TILEFOLD_PG_POOL_SIZE", "3")
     monkeypatch.setenv("TILEFOLD_PG_POOL_TIMEOUT", "2.5")
     app = create_app({"DATABASE": pg_url, "TESTING": True})
-    store = app.extensions["tilefold"].repo.store
+    store = services(app).match.repo.store
     try:
         pool = store.pool()
         assert (pool.max_size, pool.timeout) == (3, 2.5)
@@ -408,7 +409,7 @@ def test_a_stopping_worker_answers_its_long_polls_with_the_current_state(app, ap
     with the state it holds (304: unchanged) instead of being held, and a new one returns at once."""
     match_id, _, tokens = api.new_match(humans=1)
     view = api.view(match_id, tokens[0])
-    hub = app.extensions["tilefold_waiters"]
+    hub = services(app).hub
     answers: list = []
 
     def poll():
@@ -432,7 +433,7 @@ def test_a_stopping_worker_answers_its_chat_long_polls(app, api, client):
     """Given a seat long-polling the chat (?wait=30) with no new line, when the worker drains, then
     the long-poll is answered (no new line) instead of waiting on, or spinning, until its end."""
     match_id, _, tokens = api.new_match(humans=1)
-    hub = app.extensions["tilefold_waiters"]
+    hub = services(app).hub
     answers: list = []
 
     def poll():
@@ -452,7 +453,7 @@ def test_a_stopping_worker_tells_its_streams_to_reconnect(app, api, client):
     `retry:` and `event: reconnect`, after the events it had, and the stream ends."""
     app.config["STREAM_LIFETIME"] = 30.0  # without the drain the stream would end only then (and fail)
     match_id, _, tokens = api.new_match(humans=1)
-    hub = app.extensions["tilefold_waiters"]
+    hub = services(app).hub
     reply = client.get(
         f"/api/matches/{match_id}/stream", headers={"Authorization": f"Bearer {tokens[0]}"}, buffered=False
     )

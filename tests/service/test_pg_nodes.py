@@ -14,6 +14,7 @@ import time
 import pytest
 
 from correspondence_helpers import HOUR, App, Receiver
+from service.http.services import services
 
 
 @pytest.fixture
@@ -152,7 +153,7 @@ def test_chat_long_poll_on_one_node_wakes_for_a_line_posted_on_the_other(nodes):
 
     waiter = threading.Thread(target=wait)
     waiter.start()
-    hub = second.app.extensions["tilefold_waiters"]
+    hub = services(second.app).hub
     deadline = time.monotonic() + 10
     while hub.waiting == 0 and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -16,6 +16,7 @@ from test_import_integrity import played
 from service.infra.clock import ManualClock
 from service.http.pages import auth
 from service.usecases.ticker import Ticker
+from service.http.services import services
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def app(backend, tmp_path):
         }
     )
     yield made
-    made.extensions["tilefold"].repo.store.close()
+    services(made).match.repo.store.close()
 
 
 def _half_dealt(svc, api) -> str:
@@ -71,7 +72,7 @@ def test_a_crawl_of_every_get_route_appends_nothing_and_the_ticker_settles(app, 
     and a finished match, when every GET route (API and pages) is asked for each of them, with no
     token, a seat's token (and its cookie) and the owner's, then the store holds exactly the events
     it held before; and when the ticker passes, the deadline is settled and the deal written."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     clock = app.config["CLOCK"]
     api = MatchClient(flask_transport(app.test_client()))
     created = api.call(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import engine
 from audit_support import finished_match, open_match
+from service.http.services import services
 
 
 def test_frames_everyone_and_one_seat(client, app):
     match_id, _ = finished_match(app, "hanshan", {"hands": 2})
     everyone = client.get(f"/replay/{match_id}/frames.json?seat=all").get_json()
-    stored = app.extensions["tilefold"].repo.read(match_id)
+    stored = services(app).match.repo.read(match_id)
     engine_events = [e for e in stored if e.type not in ("match_created", "seat_joined")]
     assert [s["version"] for s in everyone["steps"]] == [e.version for e in engine_events]
     assert len(everyone["hands"]) == 2 and everyone["hands"][1]["scores"] == everyone["steps"][-1]["view"]["scores"]

@@ -7,11 +7,12 @@ import pytest
 
 from service.http.routes.replays import SizedCache
 from audit_support import finished_match
+from service.http.services import services
 
 
 @pytest.fixture
 def small_snapshots(app):
-    app.extensions["tilefold"].repo.snapshots.every = 40  # several snapshots inside each hand
+    services(app).match.repo.snapshots.every = 40  # several snapshots inside each hand
     return app
 
 

@@ -6,6 +6,7 @@ import pytest
 
 import engine
 from correspondence_helpers import HOUR, App, preset  # noqa: F401 (fixture)
+from service.http.services import services
 
 # 含山 presets from tests/engine/test_hanshan_flow.py: seats 1 and 2 are asked 报听 at the deal; the
 # dealer's 5p is a win for 1 and 2 and a pung for 3; ROB builds seat 3's added kong of 5s that
@@ -21,7 +22,7 @@ def t(tmp_path):
 
 def tick(t: App) -> None:
     """One pass of the ticker `serve` runs in its workers (service/usecases/ticker.py)."""
-    assert t.app.extensions["tilefold_ticker"].run_once() is not None  # this process holds the lease
+    assert services(t.app).ticker.run_once() is not None  # this process holds the lease
 
 
 def overdue(t: App, match_id: str, token: str) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from service.http.services import services
 
 PROBLEM = "application/problem+json"
 
@@ -147,8 +148,8 @@ def test_storage_fault_is_503(app, api, match, monkeypatch):
     def broken(*args, **kwargs):
         raise StorageUnavailable("disk I/O error")
 
-    monkeypatch.setattr(app.extensions["tilefold"].repo.store, "read", broken)
-    app.extensions["tilefold"].repo.cache = type(app.extensions["tilefold"].repo.cache)(4)
+    monkeypatch.setattr(services(app).match.repo.store, "read", broken)
+    services(app).match.repo.cache = type(services(app).match.repo.cache)(4)
     assert_problem(api.call("GET", f"/api/matches/{match_id}"), 503, "storage_unavailable")
 
 

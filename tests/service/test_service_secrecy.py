@@ -11,6 +11,7 @@ import pytest
 import engine
 from engine.tiles import format_hand
 from service.infra.repository import engine_events, stream_of
+from service.http.services import services
 
 TOKEN_KEYS = {"token_hash", "owner_token_hash"}
 
@@ -19,7 +20,7 @@ class Truth:
     """The whole truth of a match, folded from every stored event, unredacted."""
 
     def __init__(self, app, match_id: str):
-        stored = app.extensions["tilefold"].repo.store.read(stream_of(match_id))
+        stored = services(app).match.repo.store.read(stream_of(match_id))
         self.events = engine_events(stored)
         self.state = engine.fold(self.events)
         self.over = self.state.phase == "match_over"

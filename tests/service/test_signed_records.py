@@ -12,6 +12,7 @@ import pytest
 from audit_support import finished_match, rehash, rows_of, signatures_of
 from service.cli import main
 from service.usecases import match_log
+from service.http.services import services
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_the_key_lives_outside_the_database(app, done):
     """Given a finished match, then no private key material is in the database file."""
     database = open(app.config["DATABASE"], "rb").read() if not app.config["DATABASE"].startswith("postgres") else b""
     assert b"PRIVATE KEY" not in database
-    assert app.extensions["tilefold"].repo.keyring.directory.exists()
+    assert services(app).match.repo.keyring.directory.exists()
 
 
 def test_verify_with_the_key_proves_an_unchanged_log(tmp_path, capsys, client, done):
@@ -144,7 +145,7 @@ def test_key_rotation_keeps_old_matches_verifiable(tmp_path, capsys, app, client
     then both keys are listed (the new one current) and each match verifies against the list."""
     first_id, _ = finished_match(app, "koudiandian", {"hands": 1}, names=("Ann",))
     old_id = _keys(client)["keys"][0]["id"]
-    new_id = app.extensions["tilefold"].repo.keyring.rotate()
+    new_id = services(app).match.repo.keyring.rotate()
     second_id, _ = finished_match(app, "hanshan", {"hands": 1}, names=("Bo",))
     listed = _keys(client)["keys"]
     assert [(k["id"], k["current"]) for k in listed] == [(new_id, True), (old_id, False)]

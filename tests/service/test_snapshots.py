@@ -12,6 +12,7 @@ from service.model import room as rooms
 from service.infra import snapshots
 from service.infra.repository import MatchRepository, engine_events, stream_of, to_new_event
 from service.model.numbering import Numbering
+from service.http.services import services
 
 _MATCHES: dict = {}
 
@@ -74,7 +75,7 @@ def test_a_cold_load_from_the_stored_snapshot_equals_the_full_fold(tmp_path_fact
 def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_service(app, api):
     """Given a match played over the API with snapshots every 50 events, then snapshots exist at
     hand ends and every 50 events, and each equals the fold of the events up to its version."""
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     repo.snapshots.every = 50
     import random
 

@@ -25,6 +25,7 @@ from served import serving  # noqa: E402
 
 from service.infra.waiters import WaiterHub, WaitLimits  # noqa: E402
 from service.model.errors import Busy, TooMany  # noqa: E402
+from service.http.services import services  # noqa: E402
 
 STREAMS = LONG_POLLS = 64  # 128 waiting connections against the 8 threads of the old default server
 PROMPT = 10.0  # seconds: generous on a busy 2-core machine (the benchmark has the real figure)
@@ -196,7 +197,7 @@ def test_the_waiting_caps_answer_429_per_address_and_503_in_all(tmp_path):
     assert again.status_code == 200, "a closed stream gives its slot back"
     for response in (second, third, again, refused, full):
         response.close()
-    assert app.extensions["tilefold_wait_limits"].open == 0
+    assert services(app).wait_limits.open == 0
 
 
 def test_long_polls_count_against_the_caps(tmp_path):
@@ -212,7 +213,7 @@ def test_long_polls_count_against_the_caps(tmp_path):
         )
     )
     waiting.start()
-    limits = app.extensions["tilefold_wait_limits"]
+    limits = services(app).wait_limits
     deadline = time.monotonic() + 10
     while limits.open == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -234,7 +235,7 @@ def test_an_idle_stream_is_closed_after_heartbeats(tmp_path):
     took = time.monotonic() - started
     assert took < 30, took
     assert body.count(": heartbeat") >= 2
-    assert app.extensions["tilefold_wait_limits"].open == 0
+    assert services(app).wait_limits.open == 0
 
 
 class CountingStore:
@@ -342,7 +343,7 @@ def test_a_closed_connection_frees_its_slot_at_once_not_when_the_wait_would_end(
         ).encode()
         client = sockets.create_connection(("127.0.0.1", httpd.server_port))
         client.sendall(request)
-        limits = app.extensions["tilefold_wait_limits"]
+        limits = services(app).wait_limits
         deadline = time.monotonic() + 10
         while limits.open == 0 and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from conftest import MatchClient, flask_transport
+from service.http.services import services
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESS = "10.0.0.7"
@@ -80,8 +81,8 @@ def test_a_chat_long_poll_asks_the_store_nothing_while_it_waits_and_a_line_in_th
     the chat stream meanwhile (the hub's watcher asks once per poll for all waiters); when a line is
     posted in the same worker, then the long-poll answers with it at once."""
     app, match_id, token = chat_app(tmp_path)
-    hub = app.extensions["tilefold_waiters"]
-    spy = StoreSpy(app.extensions["tilefold"].repo.store, f"chat-{match_id}")
+    hub = services(app).hub
+    spy = StoreSpy(services(app).match.repo.store, f"chat-{match_id}")
     waiting = ChatWait(app, match_id, token)
     until(lambda: hub.waiting == 1 and spy.calls.count("current_version") >= 2)  # the route's and the hub's start
     spy.calls.clear()
@@ -95,7 +96,7 @@ def test_a_chat_long_poll_asks_the_store_nothing_while_it_waits_and_a_line_in_th
     assert waiting.reply.status_code == 200
     assert [line["text"] for line in waiting.reply.get_json()["lines"]] == ["你好 hi"]
     assert waiting.took < 10
-    assert app.extensions["tilefold_wait_limits"].open == 0
+    assert services(app).wait_limits.open == 0
 
 
 APPEND_FROM_ELSEWHERE = """
@@ -113,7 +114,7 @@ def test_a_chat_long_poll_is_woken_by_a_line_another_process_appends(tmp_path):
     long-poll answers with it within a few seconds."""
     app, match_id, token = chat_app(tmp_path)
     waiting = ChatWait(app, match_id, token)
-    until(lambda: app.extensions["tilefold_waiters"].waiting == 1)
+    until(lambda: services(app).hub.waiting == 1)
     subprocess.run(
         [sys.executable, "-c", APPEND_FROM_ELSEWHERE, app.config["DATABASE"], match_id],
         cwd=ROOT,
@@ -131,7 +132,7 @@ def test_a_chat_long_poll_counts_toward_the_waiting_caps(tmp_path):
     and a view long-poll from that address are refused 429 with Retry-After, while a chat read that
     does not wait is answered; after it ends the slot is free again."""
     app, match_id, token = chat_app(tmp_path, MAX_WAITERS_PER_ADDRESS=1, WAIT_RETRY_AFTER=9)
-    limits = app.extensions["tilefold_wait_limits"]
+    limits = services(app).wait_limits
     waiting = ChatWait(app, match_id, token)
     until(lambda: limits.open == 1)
     refused = chat_get(app, match_id, token, "after=0&wait=5")
@@ -158,7 +159,7 @@ def test_a_chat_long_poll_over_the_total_cap_answers_503(tmp_path):
     """Given one wait allowed in all, when a chat long-poll waits, then another address's chat
     long-poll is refused 503 `server_waits_full` with Retry-After."""
     app, match_id, token = chat_app(tmp_path, MAX_WAITERS=1)
-    limits = app.extensions["tilefold_wait_limits"]
+    limits = services(app).wait_limits
     waiting = ChatWait(app, match_id, token)
     until(lambda: limits.open == 1)
     full = app.test_client().get(

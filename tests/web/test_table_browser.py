@@ -19,6 +19,7 @@ import engine
 import service.usecases.play
 from audit_support import rows_of
 import service.usecases.walls
+from service.http.services import services
 
 pytestmark = BROWSER_MARKS
 
@@ -40,7 +41,7 @@ def seeded_deals(monkeypatch, label: str) -> None:
 def finished_match(app, monkeypatch, label: str, variant: str, options: dict, name: str = "Alice") -> tuple[str, str]:
     """One person (seat 0, playing the bot's choice) and three bots play the whole match on fixed deals."""
     seeded_deals(monkeypatch, label)
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create(variant, options)
     _, token, _ = svc.join(match_id, name)
     svc.add_bots(match_id, owner, None)
@@ -154,7 +155,7 @@ def test_no_page_scrolls_sideways_for_the_longest_name(server, contexts, monkeyp
     the final settlement, My matches and the replay are opened at 1366x768 and at 390x844, then no
     page is wider than the window, and a name cut short shows in full on hover / long-press (title)."""
     base, app = server
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     open_id, _, _ = svc.create("hanshan", {"hands": 1})
     _, open_token, _ = svc.join(open_id, LONGEST)
     match_id, token = finished_match(app, monkeypatch, "table-explain-kdd", "koudiandian", {"hands": 1}, LONGEST)
@@ -186,7 +187,7 @@ def test_open_matches_newest_first_paged_only_joinable_and_the_creator_follows_t
     open match, keeps newest first, leaves out the started one, and 更多 more reads the older ones;
     and when that person creates a match, their page follows the seats filling and says when it started."""
     base, app = server
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     monkeypatch.setitem(app.config, "LIST_LIMIT", 5)
     opened = []
     for i in range(24):
@@ -250,7 +251,7 @@ def _states(app, monkeypatch, label):
     """A 扣点点 match with a person at seat 0 (playing the bot's choice) on fixed deals, stopped at the
     person's turn, a claim asking it, a 报听 choice and the final settlement: yields (state name, token)."""
     seeded_deals(monkeypatch, label)
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create("koudiandian", {"hands": 4})
     _, token, _ = svc.join(match_id, "Alice")
     svc.add_bots(match_id, owner, None)
@@ -296,7 +297,7 @@ def test_no_serious_accessibility_violation_on_any_page_at_both_sizes(server, ax
     and at the settlement, the replay and the page for an unknown match), when axe-core checks it at
     1366x768 and at 390x844 by touch, then it reports no serious or critical violation."""
     base, app = server
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     open_id, _, _ = svc.create("hanshan", {"hands": 1})
     svc.join(open_id, "Host")
     found = {}
@@ -350,7 +351,7 @@ def test_a_wait_that_cannot_win_says_which_rule_k4(server, contexts, monkeypatch
     monkeypatch.setattr(
         service.usecases.play, "_deal_command", lambda *args: {"action": "start_hand", "preset": dict(preset)}
     )
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
     _, token, _ = svc.join(match_id, "Alice")
     svc.add_bots(match_id, owner, None)
@@ -375,7 +376,7 @@ def test_phone_hand_tiles_are_touch_targets_and_the_table_counts_tiles(server, a
     base, app = server
     label = "table-phone"
     match_id, token = finished_match(app, monkeypatch, label, "hanshan", {"hands": 1})
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     preset = {
         "hands": ["123m456p789sEESPN", "1112223334445p", "5556667778889s", "CCCFFFWWWNNNS"],
         "wall": "",
@@ -420,7 +421,7 @@ def test_the_table_logs_the_last_moves_and_marks_the_last_discard(server, contex
     discard the log starts with it."""
     base, app = server
     seeded_deals(monkeypatch, "table-log")
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
     _, token, _ = svc.join(match_id, "Alice")
     svc.add_bots(match_id, owner, None)
@@ -509,7 +510,7 @@ def test_G6_the_claim_timer_counts_down_for_the_asked_seat_only(server, contexts
     monkeypatch.setattr(
         service.usecases.play, "_deal_command", lambda *args: {"action": "start_hand", "preset": dict(preset)}
     )
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, owner, _ = svc.create("koudiandian", {"hands": 1}, claim_seconds=20)
     _, dealer, _ = svc.join(match_id, "Alice")
     _, asked, _ = svc.join(match_id, "Bob")

@@ -21,6 +21,7 @@ from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
 import engine
 from engine.tiles import name, parse
 from service.infra.repository import engine_events
+from service.http.services import services
 
 WIDE, PHONE = {"width": 1366, "height": 768}, {"width": 390, "height": 844}
 
@@ -163,7 +164,7 @@ def click_action(page, action: dict) -> None:
 def drive(app, match_id, pages, *, until_over=True, hook=None, pre=None, timeout=300.0):
     """Click each pending human seat's choice until the match (or hand) is over; `hook(seat, action, loaded)`
     runs before each click (screenshots, reloads, checks)."""
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     stop = time.monotonic() + timeout
     hands_seen = None
     while time.monotonic() < stop:
@@ -238,7 +239,7 @@ def assert_no_hidden_tiles(page, app, match_id, seat):
     """
     snap = page.evaluate(SNAPSHOT)
     version = snap["version"]  # in the seat's numbering: the match up to its version-th event
-    repo = app.extensions["tilefold"].repo
+    repo = services(app).match.repo
     stored = repo.read(match_id, 0, until=repo.load(match_id).numbering.to_global(version, seat))
     state = engine.fold(engine_events(stored))
     seen = engine.view(state, seat)["hand"]
@@ -388,7 +389,7 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
             moves["offline"] = False
 
     drive(app, match_id, pages, hook=hook, pre=back_online)
-    final = app.extensions["tilefold"].repo.load(match_id)
+    final = services(app).match.repo.load(match_id)
     for seat, page in pages.items():
         wait_settled(page)
         wait_version(page, final.version_for(seat))
@@ -421,7 +422,7 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts):
     "tiles shown beyond what seat 1 may know" of the wilds test, a tile drawn at N+k.)
     """
     base, app = server
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     match_id, pages = four_players(contexts, base, "koudiandian", False)
     loaded = svc.repo.load(match_id)
     seat = engine.pending_seats(loaded.state)[0]  # the dealer, to discard
@@ -469,7 +470,7 @@ def test_one_person_three_bots_whole_match(server, contexts, tmp_path):
     my.wait_for_selector(f"li[data-match='{match_id}']")
     shots.take(my, "my-matches")
     page.bring_to_front()  # a background tab's animation frames are throttled: clicks there wait
-    svc = app.extensions["tilefold"]
+    svc = services(app).match
     page.click("#extras summary")  # standing orders are switched from the table
     page.check("#auto-pass")
     page.wait_for_selector("#toast.on")
@@ -628,7 +629,7 @@ def test_G11_each_browser_s_randomness_goes_into_the_wall(server, contexts):
     table says the seat's randomness went into the wall."""
     base, app = server
     match_id, pages = four_players(contexts, base, "koudiandian", False)
-    stored = app.extensions["tilefold"].repo.store.read(f"match-{match_id}")
+    stored = services(app).match.repo.store.read(f"match-{match_id}")
     events = engine_events(stored)
     joined = {e.payload["seat"]: e.payload.get("randomness") for e in stored if e.type == "seat_joined"}
     started = next(e for e in events if e["type"] == "hand_started")

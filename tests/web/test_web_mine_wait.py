@@ -19,6 +19,7 @@ from test_secrecy_tells import HS_HANDS
 from test_waiting_chat import until
 
 from service.http.pages import auth
+from service.http.services import services
 
 ADDRESS = "10.0.0.9"
 WAIT = 3.0  # seconds a long-poll may wait when nothing it may see happens
@@ -70,7 +71,7 @@ def test_the_list_has_an_etag_and_a_wait_with_it_times_out_as_304(t):
     assert timed_out.status_code == 304 and timed_out.headers["ETag"] == tag
     assert time.monotonic() - started >= 0.45
     assert mine(client, '"m-other"', wait=5).status_code == 200  # another tag: the list at once
-    assert t.app.extensions["tilefold_wait_limits"].open == 0
+    assert services(t.app).wait_limits.open == 0
 
 
 def test_another_seats_move_answers_the_wait_at_once(t):
@@ -81,7 +82,7 @@ def test_another_seats_move_answers_the_wait_at_once(t):
     client = browser(t, {first: tokens[2], second: others[1]})
     listed = mine(client)
     before = {m["id"]: m["version"] for m in listed.get_json()["matches"]}
-    hub = t.app.extensions["tilefold_waiters"]
+    hub = services(t.app).hub
     poll = Poll(client, listed.headers["ETag"], wait=20)
     until(lambda: hub.waiting == 2)  # one wait on both matches' streams
     legal = t.api.view(first, tokens[0]).body["legal_actions"]
@@ -93,7 +94,7 @@ def test_another_seats_move_answers_the_wait_at_once(t):
     assert after[first]["version"] > before[first] and after[second]["version"] == before[second]
     assert after[first]["last_move"]["type"] == "discarded" and after[first]["last_move"]["tile"] == tile
     assert poll.reply.headers["ETag"] != listed.headers["ETag"]
-    assert hub.waiting == 0 and t.app.extensions["tilefold_wait_limits"].open == 0
+    assert hub.waiting == 0 and services(t.app).wait_limits.open == 0
 
 
 def test_H4_G6_a_pass_hidden_from_the_seat_does_not_answer_its_wait(t, preset):
@@ -106,13 +107,13 @@ def test_H4_G6_a_pass_hidden_from_the_seat_does_not_answer_its_wait(t, preset):
     client = browser(t, {match_id: tokens[3]})
     tag = mine(client).headers["ETag"]
     poll = Poll(client, tag, wait=WAIT)
-    until(lambda: t.app.extensions["tilefold_waiters"].waiting == 1)
+    until(lambda: services(t.app).hub.waiting == 1)
     t.act(match_id, tokens[1], "pass")
     poll.join(30)
     assert poll.reply.status_code == 304 and poll.took >= WAIT * 0.9, (poll.reply.status_code, poll.took)
     assert poll.reply.headers["ETag"] == tag == mine(client).headers["ETag"]
     poll = Poll(client, tag, wait=20)
-    until(lambda: t.app.extensions["tilefold_waiters"].waiting == 1)
+    until(lambda: services(t.app).hub.waiting == 1)
     t.act(match_id, tokens[2], "pass")
     poll.join(30)
     assert poll.reply.status_code == 200 and poll.took < 10, (poll.reply.status_code, poll.took)
@@ -126,13 +127,13 @@ def test_a_my_matches_wait_counts_toward_the_waiting_caps(tmp_path):
     client = browser(t, {match_id: tokens[1]})
     tag = mine(client).headers["ETag"]
     poll = Poll(client, tag, wait=2.0)
-    until(lambda: t.app.extensions["tilefold_wait_limits"].open == 1)
+    until(lambda: services(t.app).wait_limits.open == 1)
     refused = mine(client, tag, wait=5)
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "9"
     assert refused.get_json()["code"] == "too_many_waits"
     assert mine(client).status_code == 200
     poll.join(30)
-    assert poll.reply.status_code == 304 and t.app.extensions["tilefold_wait_limits"].open == 0
+    assert poll.reply.status_code == 304 and services(t.app).wait_limits.open == 0
 
 
 @pytest.mark.parametrize("wait", ["x", "-1", "nan", "1e999"])

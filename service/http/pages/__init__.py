@@ -23,6 +23,7 @@ from ...model.errors import NotFound
 from ..problems import ApiError
 from ..routes.variants import describe
 from ..schemas import ViewQuerySchema
+from ..services import services
 from ..web import service
 from . import auth, mine
 from .links import invite_url
@@ -226,14 +227,14 @@ def _wait_for_mine(
     query while waiting) until the list changes for this browser or time runs out. The list is
     read again only when one of its streams moved; an event hidden from its seat moves the stream
     but not the list, and the wait goes on as if nothing had happened."""
-    slot = waiters.limits().acquire(request.remote_addr, "mine")
+    slot = services().wait_limits.acquire(request.remote_addr, "mine")
     tag = mine.list_tag(listed)
     deadline = time.monotonic() + seconds
     try:
         while (remaining := deadline - time.monotonic()) > 0:
-            moved = waiters.hub().wait_any(known, min(remaining, waiters.DISCONNECT_CHECK))
+            moved = services().hub.wait_any(known, min(remaining, waiters.DISCONNECT_CHECK))
             if moved == known:
-                if waiters.wait_over(request.environ):
+                if waiters.wait_over(services().hub, request.environ):
                     break  # stopping, or the client left: its slot is freed now
                 continue
             known = moved

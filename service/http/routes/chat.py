@@ -10,6 +10,7 @@ from flask import current_app, request
 from ...infra import waiters
 from ...usecases.chat import Chat, chat_stream
 from ..schemas import ChatListSchema, ChatPostSchema, ChatQuerySchema
+from ..services import services
 from ..web import require_token, seat_for, service
 from .declare import Blueprint, bearer, errors
 
@@ -23,7 +24,7 @@ blp = Blueprint(
 
 def chat_of() -> Chat:
     """The app's chat (service/app.py wires it beside the match service)."""
-    return current_app.extensions["tilefold_chat"]
+    return services().chat
 
 
 @blp.route("/<match_id>/chat", methods=["GET"])
@@ -44,13 +45,13 @@ def wait_for_line(stream: str, after: int, seconds: float) -> None:
     """Wait on the worker's WaiterHub (one store watcher per worker, no query per waiting
     client) until the chat stream passes `after` or time runs out; counted by the waiting limits
     like every other wait (429 per address, 503 in all, with Retry-After)."""
-    slot = waiters.limits().acquire(request.remote_addr, "chat")
+    slot = services().wait_limits.acquire(request.remote_addr, "chat")
     deadline = time.monotonic() + seconds
     try:
         while (remaining := deadline - time.monotonic()) > 0:
-            if waiters.hub().wait(stream, after, min(remaining, waiters.DISCONNECT_CHECK)) > after:
+            if services().hub.wait(stream, after, min(remaining, waiters.DISCONNECT_CHECK)) > after:
                 return
-            if waiters.wait_over(request.environ):
+            if waiters.wait_over(services().hub, request.environ):
                 return  # stopping, or the client left: its slot is freed now
     finally:
         slot.release()

@@ -13,6 +13,7 @@ from ...usecases.correspondence import require_spectating
 from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
 from ..stream import SPECTATOR, events, start_after
+from ..services import services
 from ..web import optional_viewer, service
 from .declare import Blueprint, bearer, errors, headers
 
@@ -49,7 +50,7 @@ def stream(args, match_id):
     if after is None:
         raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event version (a whole number)")
     config = current_app.config
-    slot = waiters.limits().acquire(request.remote_addr, "stream")  # 429/503 beyond the waiting limits
+    slot = services().wait_limits.acquire(request.remote_addr, "stream")  # 429/503 beyond the waiting limits
     body = events(
         svc,
         match_id,
@@ -58,10 +59,10 @@ def stream(args, match_id):
         lifetime=config["STREAM_LIFETIME"],
         heartbeat=config["STREAM_HEARTBEAT"],
         idle=config["STREAM_IDLE"],
-        hub=waiters.hub(),
+        hub=services().hub,
         allowed=allowed,
         slot=slot,
-        shared=waiters.shared(),
+        shared=services().shared_answers,
         gone=partial(waiters.client_gone, request.environ),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

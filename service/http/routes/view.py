@@ -10,6 +10,7 @@ from ...model.presenters import private_view
 from ...infra import waiters
 from ...model.match import Loaded, stream_of
 from ..schemas import PrivateViewSchema, ViewQuerySchema
+from ..services import services
 from ..web import etag, none_match, require_token, seat_for, service
 from .declare import Blueprint, bearer, errors, headers
 
@@ -42,7 +43,7 @@ def get_view(args, match_id):
         return Response(status=304, headers=headers)
     if waited:  # every long-poll of this seat woken by this version gets the same answer: made once
         key = ("view", loaded.match_id, loaded.version, seat)
-        data = waiters.shared().get_or_make(key, lambda: current_app.json.dumps(view_body(svc, loaded, seat)))
+        data = services().shared_answers.get_or_make(key, lambda: current_app.json.dumps(view_body(svc, loaded, seat)))
         return Response(data, mimetype="application/json", headers=headers)
     response = jsonify(view_body(svc, loaded, seat))  # hot path: no schema dump, same shape
     response.headers.update(headers)
@@ -62,7 +63,7 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
     until the match moves in `seat`'s numbering or time runs out; counted by the waiting limits
     (429/503 beyond them). An event hidden from the seat (another seat's answer in an open window)
     wakes the hub but not the answer: the wait goes on, as if nothing had happened."""
-    slot = waiters.limits().acquire(request.remote_addr, "view")
+    slot = services().wait_limits.acquire(request.remote_addr, "view")
     seen, known = loaded.version_for(seat), loaded.version
     deadline = time.monotonic() + seconds
     try:
@@ -70,9 +71,9 @@ def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return loaded
-            version = waiters.hub().wait(stream_of(loaded.match_id), known, min(remaining, waiters.DISCONNECT_CHECK))
+            version = services().hub.wait(stream_of(loaded.match_id), known, min(remaining, waiters.DISCONNECT_CHECK))
             if version <= known:
-                if waiters.wait_over(request.environ):
+                if waiters.wait_over(services().hub, request.environ):
                     return loaded  # stopping, or the client left: its slot is freed now, not when the wait would end
                 continue
             known = version
