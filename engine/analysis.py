@@ -131,9 +131,16 @@ def _placed_standard(counts: Sequence[int], sets: int) -> int:
 
 def _placed_seven_pairs(counts: Sequence[int]) -> int:
     """K-7: most naturals fitting seven pairs (four of a kind is two pairs)."""
-    pairs = min(sum(c // 2 for c in counts), 7)
-    singles = min(sum(c & 1 for c in counts), 7 - pairs)
+    pairs, singles = _pairs_singles(counts)
+    pairs = min(pairs, 7)
+    singles = min(singles, 7 - pairs)
     return 2 * pairs + singles
+
+
+def _pairs_singles(counts: Sequence[int]) -> tuple[int, int]:
+    """(sum of c // 2, sum of c & 1) over non-negative counts, in C-level passes."""
+    singles = sum(map((1).__and__, counts))
+    return (sum(counts) - singles) // 2, singles
 
 
 def _variants(counts: Sequence[int], stand_in: Optional[tuple[int, int]]) -> Iterator[Sequence[int]]:
@@ -257,8 +264,7 @@ def _after_each_draw(
     best = per_variant[0] if len(per_variant) == 1 else tuple(map(max, *per_variant))
     room = size - wilds
     if seven:  # K-7 after drawing t: one more pair if t was odd, else one more single
-        pairs = sum(c // 2 for c in natural)
-        singles = sum(c & 1 for c in natural)
+        pairs, singles = _pairs_singles(natural)
         p_odd, p_even = min(pairs + 1, 7), min(pairs, 7)
         odd = 2 * p_odd + min(singles - 1, 7 - p_odd)
         even = 2 * p_even + min(singles + 1, 7 - p_even)
