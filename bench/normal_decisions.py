@@ -13,7 +13,8 @@ other processes of a shared machine take) and wall clock (time.perf_counter).
 
 With --against, each round runs this script once in this checkout and once in the other (a fresh
 process each, alternating which goes first), over the same seeds; it prints per side the median and
-p99 of all decisions of all rounds, the ratio, the load average, and whether the digests agree.
+p99 of all decisions of all rounds, the ratio, the load average, and whether the digests of every
+round of both agree.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def ab(other: Path, rounds: int, matches: int, hands: int) -> None:
             out = json.loads(subprocess.run(run, env=env, cwd=root, check=True, capture_output=True, text=True).stdout)
             times[side]["cpu"] += out["cpu"]
             times[side]["wall"] += out["wall"]
-            found[side] = out["digests"]
+            found.setdefault(side, []).append(out["digests"])
             print(f"round {r + 1} {side:5s}: CPU {spread(out['cpu'])}; load {os.getloadavg()[0]:.2f}", flush=True)
     for clock in ("cpu", "wall"):
         for side in sides:
@@ -116,8 +117,8 @@ def ab(other: Path, rounds: int, matches: int, hands: int) -> None:
             f"this/other {clock}: median x{statistics.median(this) / statistics.median(other_t):.2f}, "
             f"p99 x{p99(this) / p99(other_t):.2f}"
         )
-    same = found["this"] == found["other"]
-    print(f"digests {'IDENTICAL' if same else 'DIFFER'}: this {found['this']} other {found['other']}")
+    same = all(d == found["other"][0] for side in sides for d in found[side])  # every round, both sides
+    print(f"digests of every round {'IDENTICAL' if same else 'DIFFER'}: this {found['this'][0]}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
