@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.app import create_app
+from service.http.routes.declare import declared_owner_only
 
 
 @pytest.fixture
@@ -99,6 +100,23 @@ def test_reissue_needs_the_owner(client):
         f"/api/matches/{match_id}/seats/0/invite", json={}, headers={"Authorization": "Bearer " + seat_token}
     )
     assert response.status_code == 403
+
+
+def test_the_owner_cookie_stands_in_on_the_routes_declared_owner_only(client):
+    """Given a browser holding the match's owner cookie and a seat cookie, when its page calls the
+    routes declared @owner_only (bots, spectating, re-invite), then the owner's token answers them,
+    and the seat's token every other route of the match."""
+    match_id, csrf = _seated(client)
+    owner_only = sorted(
+        endpoint for endpoint, view in client.application.view_functions.items() if declared_owner_only(view)
+    )
+    assert owner_only == ["invites.reissue", "orders.put_spectating", "seats.add_bots"]
+    spectating = client.put(
+        f"/api/matches/{match_id}/spectating", json={"enabled": True}, headers={"X-CSRF-Token": csrf}
+    )
+    assert spectating.status_code == 200 and spectating.get_json()["spectating"] is True
+    assert client.put(f"/api/matches/{match_id}/spectating", json={"enabled": True}).status_code == 403  # no CSRF
+    assert client.get(f"/api/matches/{match_id}/view").get_json()["seat"] == 0  # the seat cookie
 
 
 def test_chat_is_for_seated_players_only(client):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request
@@ -21,6 +22,7 @@ from ...infra import waiters
 from ...model import room as rooms
 from ...model.errors import NotFound
 from ..problems import ApiError
+from ..routes.declare import is_owner_route
 from ..routes.variants import describe
 from ..schemas import ViewQuerySchema
 from ..services import services
@@ -35,7 +37,7 @@ RANDOMNESS_TEXT = re.compile(r"[0-9a-f]{64}")
 def install(app: Flask) -> None:
     """Register the pages and the cookie-to-Bearer middleware."""
     app.register_blueprint(blp)
-    app.wsgi_app = auth.CookieSeats(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = auth.CookieSeats(app.wsgi_app, partial(is_owner_route, app))  # type: ignore[method-assign]
 
 
 @blp.after_request

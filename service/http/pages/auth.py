@@ -2,8 +2,9 @@
 
 The pages keep each seat token in an HttpOnly, SameSite=Lax cookie `tfs_<match id>` (and the
 owner token in `tfo_<match id>`), out of reach of scripts. `CookieSeats` (WSGI middleware) turns
-that cookie into `Authorization: Bearer <token>` for `/api/matches/<id>/...` when the request
-carries no Authorization of its own, so the page uses the public API unchanged (view, actions,
+that cookie (the owner's for the routes declared `@owner_only` in service/http/routes/declare.py)
+into `Authorization: Bearer <token>` for `/api/matches/<id>/...` when the request carries no
+Authorization of its own, so the page uses the public API unchanged (view, actions,
 orders, chat and the SSE stream). A write so authorised (any method but GET/HEAD/OPTIONS) must
 also send `X-CSRF-Token` equal to the `tf_csrf` cookie (double submit; a cross-site page can
 neither read the cookie nor set the header) and, when the browser names one, a same-host Origin.
@@ -27,7 +28,6 @@ CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
 _API_PATH = re.compile(r"^/api/matches/([A-Za-z0-9_-]{1,64})(/.*)?$")
-_OWNER_PATHS = re.compile(r"^/(bots|spectating|seats/\d+/invite)/?$")
 MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -65,14 +65,15 @@ def held_matches(cookies) -> dict[str, str]:
 class CookieSeats:
     """WSGI middleware: a seat/owner cookie becomes the Bearer token of an API request (see module doc)."""
 
-    def __init__(self, app: Callable) -> None:
+    def __init__(self, app: Callable, owner_route: Callable[[str, str], bool]) -> None:
         self.app = app
+        self.owner_route = owner_route  # (path, method) -> declared @owner_only (service/http/routes/declare.py)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         found = _API_PATH.match(environ.get("PATH_INFO", ""))
         if found and not environ.get("HTTP_AUTHORIZATION") and "HTTP_COOKIE" in environ:
             cookies = parse_cookie(environ)
-            owner = _OWNER_PATHS.match(found.group(2) or "")
+            owner = self.owner_route(environ["PATH_INFO"], environ.get("REQUEST_METHOD", "GET"))
             token = cookies.get((owner_cookie if owner else seat_cookie)(found.group(1)))
             if token:
                 if environ.get("REQUEST_METHOD", "GET") not in SAFE_METHODS and not csrf_ok(

@@ -6,9 +6,14 @@ import functools
 import http
 from typing import Callable
 
+from flask import Flask
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
+
 from ..smorest_adapter import Blueprint
 
-__all__ = ["Blueprint", "bearer", "errors", "headers"]
+__all__ = ["Blueprint", "bearer", "errors", "headers", "owner_only", "is_owner_route", "declared_owner_only"]
+
+_OWNER_ONLY = "tilefold_owner_only"
 
 
 def errors(blp: Blueprint, *statuses: int) -> Callable:
@@ -61,3 +66,30 @@ def headers(blp: Blueprint, *names: str) -> Callable:
             for n in names
         ]
     )
+
+
+def owner_only(func: Callable) -> Callable:
+    """Declare a route the match's owner calls with the owner token: in a browser, the owner cookie
+    (`tfo_<match id>`), not the seat cookie, stands in for its Bearer token (service/http/pages/auth.py).
+    Place it right under @blp.route (the mark travels up through functools.wraps)."""
+    setattr(func, _OWNER_ONLY, True)
+    return func
+
+
+def is_owner_route(app: Flask, path: str, method: str) -> bool:
+    """Whether the route `path` leads to (by any of its methods when not by `method`) is declared
+    @owner_only."""
+    adapter = app.url_map.bind("localhost")
+    try:
+        try:
+            endpoint, _ = adapter.match(path, method)
+        except MethodNotAllowed as refused:
+            endpoint, _ = adapter.match(path, sorted(refused.valid_methods or ["GET"])[0])
+    except HTTPException:  # no such route (or a redirect): not the owner's
+        return False
+    return declared_owner_only(app.view_functions.get(endpoint))
+
+
+def declared_owner_only(view: object) -> bool:
+    """Whether this view function was declared @owner_only."""
+    return bool(getattr(view, _OWNER_ONLY, False))

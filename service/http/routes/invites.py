@@ -7,7 +7,7 @@ from ..pages.links import play_url
 from ..problems import ApiError
 from ..schemas import ReissuedSchema
 from ..web import bearer_token, service
-from .declare import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors, owner_only
 
 blp = Blueprint(
     "invites",
@@ -18,6 +18,7 @@ blp = Blueprint(
 
 
 @blp.route("/<match_id>/seats/<int:seat>/invite", methods=["POST"])
+@owner_only
 @bearer(blp)
 @blp.response(200, ReissuedSchema)
 @errors(blp, 401, 403, 404, 409, 503)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...model.match import Loaded
 from ..schemas_correspondence import OrdersResultSchema, OrdersSchema, SpectatingResultSchema, SpectatingSchema
 from ..web import bearer_token, require_token, seat_for, service
-from .declare import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors, owner_only
 
 blp = Blueprint(
     "orders",
@@ -44,6 +44,7 @@ def _orders(loaded: Loaded, seat: int) -> dict:
 
 
 @blp.route("/<match_id>/spectating", methods=["PUT"])
+@owner_only
 @bearer(blp)
 @blp.arguments(SpectatingSchema, error_status_code=400)
 @blp.response(200, SpectatingResultSchema)

@@ -6,7 +6,7 @@ from ..pages.links import play_url
 from ...model.presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
-from .declare import Blueprint, bearer, errors
+from .declare import Blueprint, bearer, errors, owner_only
 
 blp = Blueprint(
     "seats",
@@ -27,6 +27,7 @@ def join(data, match_id):
 
 
 @blp.route("/<match_id>/bots", methods=["POST"])
+@owner_only
 @bearer(blp)
 @blp.arguments(BotsSchema, error_status_code=400)
 @blp.response(200, BotsAddedSchema)
