@@ -1,5 +1,7 @@
 """Rate limits per client address (flask-limiter), on the calls an attacker can repeat cheaply
-to fill the database or burn CPU: match creation, imports, joins and score calls.
+to fill the database or burn CPU: match creation, imports, joins and score calls. Each such route
+declares its limit itself (`@rate_limited(setting)`, service/http/routes/declare.py); this module
+makes the app's Limiter that counts them.
 
 Settings (docs/API.md): TILEFOLD_RATE_LIMITS (on by default; off when TESTING unless a test sets
 RATE_LIMITS), TILEFOLD_RATE_LIMIT_CREATE / _IMPORT / _JOIN / _SCORE (flask-limiter strings such
@@ -9,26 +11,11 @@ worker process). A refused call is 429 problem+json `rate_limited` with Retry-Af
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-from flask import Flask, current_app
+from flask import Flask
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from .services import services
-
-#: endpoint -> its setting
-LIMITED = {
-    "matches.create_match": "RATE_LIMIT_CREATE",
-    "export.import_match": "RATE_LIMIT_IMPORT",
-    "seats.join": "RATE_LIMIT_JOIN",
-    "score.score": "RATE_LIMIT_SCORE",
-}
-
-
-def _setting(key: str) -> Callable[[], str]:
-    """The limit as a callable: read from the app's config at each request (tests change it)."""
-    return lambda: str(current_app.config[key])
 
 
 def install(app: Flask) -> Limiter:
@@ -43,8 +30,5 @@ def install(app: Flask) -> Limiter:
         headers_enabled=True,
         default_limits=[],
     )
-    for endpoint, key in LIMITED.items():
-        view: Any = app.view_functions[endpoint]
-        app.view_functions[endpoint] = limiter.limit(_setting(key))(view)
     services(app).limiter = limiter  # flask-limiter keeps only a weak reference
     return limiter

@@ -383,3 +383,76 @@ def test_no_route_touches_the_repository_or_the_event_store():
         if hits:
             found[str(path.relative_to(ROOT))] = hits
     assert found == {}
+
+
+# -- explicit wiring (docs/ARCHITECTURE.md) ----------------------------------------------------------
+def _python_files(*folders: str) -> list[pathlib.Path]:
+    return [path for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))]
+
+
+def test_the_services_are_read_through_their_typed_accessor_only():
+    """One typed object holds what an app runs on (service/http/services.py keeps it under its one
+    key): no other module reads or writes `app.extensions[...]` or `.extensions.get(...)`."""
+    keeper = ROOT / "service" / "http" / "services.py"
+    found = {}
+    for path in _python_files("service", "tests", "bench"):
+        if path == keeper:
+            continue
+        hits = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "extensions"
+            )
+            or (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("get", "setdefault", "pop", "update")
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "extensions"
+            )
+        ]
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}
+
+
+def test_no_view_function_is_replaced_after_registration():
+    """Routes declare what wraps them (`@owner_only`, `@rate_limited`, service/http/routes/declare.py):
+    nothing assigns into `app.view_functions` by endpoint name."""
+    found = {}
+    for path in _python_files("service"):
+        hits = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and any(
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Attribute)
+                and target.value.attr == "view_functions"
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ]
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}
+
+
+def test_owner_only_routes_and_rate_limits_are_declared_on_the_routes(tmp_path):
+    """The owner's routes and the rate-limited routes are the ones their blueprints declare."""
+    from service.app import create_app
+    from service.http.routes.declare import declared_owner_only, declared_rate_limit
+
+    views = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True}).view_functions
+    assert sorted(endpoint for endpoint, view in views.items() if declared_owner_only(view)) == [
+        "invites.reissue",
+        "orders.put_spectating",
+        "seats.add_bots",
+    ]
+    assert {endpoint: declared_rate_limit(view) for endpoint, view in views.items() if declared_rate_limit(view)} == {
+        "export.import_match": "RATE_LIMIT_IMPORT",
+        "matches.create_match": "RATE_LIMIT_CREATE",
+        "score.score": "RATE_LIMIT_SCORE",
+        "seats.join": "RATE_LIMIT_JOIN",
+    }

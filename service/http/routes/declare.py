@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import functools
 import http
-from typing import Callable
+import threading
+from typing import Any, Callable
+from weakref import WeakKeyDictionary
 
-from flask import Flask
+from flask import Flask, current_app
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from ..services import services
 from ..smorest_adapter import Blueprint
 
-__all__ = ["Blueprint", "bearer", "errors", "headers", "owner_only", "is_owner_route", "declared_owner_only"]
+__all__ = [
+    "Blueprint",
+    "bearer",
+    "errors",
+    "headers",
+    "owner_only",
+    "is_owner_route",
+    "declared_owner_only",
+    "rate_limited",
+]
 
 _OWNER_ONLY = "tilefold_owner_only"
+_RATE_LIMIT = "tilefold_rate_limit"
 
 
 def errors(blp: Blueprint, *statuses: int) -> Callable:
@@ -93,3 +106,39 @@ def is_owner_route(app: Flask, path: str, method: str) -> bool:
 def declared_owner_only(view: object) -> bool:
     """Whether this view function was declared @owner_only."""
     return bool(getattr(view, _OWNER_ONLY, False))
+
+
+def rate_limited(setting: str) -> Callable:
+    """Declare a per-client-address rate limit on a route: the app's setting `setting` (a flask-limiter
+    string such as "30 per minute", read at each request), counted by the app's Limiter
+    (service/http/limits.py; a refused call is 429). Place it right under @blp.route, so the limit
+    is checked before the token and the body."""
+
+    def decorate(func: Callable) -> Callable:
+        limited: "WeakKeyDictionary[Any, Callable]" = WeakKeyDictionary()  # limiter -> func under its limit
+        lock = threading.Lock()
+
+        def under_limit() -> Callable:
+            limiter = services().limiter
+            if limiter is None:
+                return func
+            with lock:  # once per limiter: flask-limiter counts each registration of the limit
+                found = limited.get(limiter)
+                if found is None:
+                    found = limited[limiter] = limiter.limit(lambda: str(current_app.config[setting]))(func)
+            return found
+
+        @functools.wraps(func)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            return under_limit()(*args, **kwargs)
+
+        setattr(checked, _RATE_LIMIT, setting)
+        return checked
+
+    return decorate
+
+
+def declared_rate_limit(view: object) -> str | None:
+    """The setting of the rate limit this view function was declared with, if any."""
+    found = getattr(view, _RATE_LIMIT, None)
+    return found if isinstance(found, str) else None

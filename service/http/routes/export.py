@@ -10,7 +10,7 @@ from ...model import room as rooms
 from ...model.presenters import summary
 from ..problems import ApiError
 from ..web import service
-from .declare import Blueprint, errors
+from .declare import Blueprint, errors, rate_limited
 
 blp = Blueprint(
     "export",
@@ -37,6 +37,7 @@ def export_match(match_id):
 
 
 @blp.route("/import", methods=["POST"])
+@rate_limited("RATE_LIMIT_IMPORT")
 @blp.alt_response(201, description="the new match's id, summary and the verdict", success=True)
 @errors(blp, 400, 413, 422, 503)
 def import_match():

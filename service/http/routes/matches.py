@@ -12,7 +12,7 @@ from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListQuerySchema, MatchListSchema, MatchSummarySchema
 from ..schemas_correspondence import CorrespondenceCreateSchema
 from ..web import service
-from .declare import Blueprint, errors
+from .declare import Blueprint, errors, rate_limited
 
 blp = Blueprint(
     "matches",
@@ -38,6 +38,7 @@ def list_matches(args):
 
 
 @blp.route("", methods=["POST"])
+@rate_limited("RATE_LIMIT_CREATE")
 @blp.arguments(CorrespondenceCreateSchema, error_status_code=400)
 @blp.response(201, MatchCreatedSchema)
 @errors(blp, 413, 422, 503)

@@ -6,7 +6,7 @@ from ..pages.links import play_url
 from ...model.presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service
-from .declare import Blueprint, bearer, errors, owner_only
+from .declare import Blueprint, bearer, errors, owner_only, rate_limited
 
 blp = Blueprint(
     "seats",
@@ -17,6 +17,7 @@ blp = Blueprint(
 
 
 @blp.route("/<match_id>/seats", methods=["POST"])
+@rate_limited("RATE_LIMIT_JOIN")
 @blp.arguments(JoinSchema, error_status_code=400)
 @blp.response(201, JoinedSchema)
 @errors(blp, 404, 409, 413, 503)
