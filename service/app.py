@@ -9,6 +9,7 @@ from flask import Flask, request
 from events import cooperate_psycopg, initialise_store, is_postgres_url, open_store
 
 from .infra import config
+from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from .usecases.chat import Chat
 from .usecases.ticker import Ticker
@@ -92,6 +93,7 @@ def _services(settings: dict[str, Any]) -> Services:
             settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"]
         ),
         shared_answers=SharedAnswers(),
+        replay_frames=SizedCache(settings["REPLAY_CACHE_BYTES"]),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Optional
 
 from flask import Flask, current_app
 
+from ..infra.sized_cache import SizedCache
 from ..infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from ..usecases.chat import Chat
 from ..usecases.play import MatchService
@@ -34,6 +35,7 @@ class Services:
     hub: WaiterHub  # this worker's waiting clients (long-polls, streams)
     wait_limits: WaitLimits  # caps on open waits, per address and in all
     shared_answers: SharedAnswers  # one body for the identical answers of many waiters
+    replay_frames: SizedCache  # rendered replay frames (TILEFOLD_REPLAY_CACHE_BYTES)
     limiter: Any = None  # flask-limiter's Limiter (service/http/limits.py); it keeps only a weak reference
     readiness: list[Readiness] = field(default_factory=list)  # more checks for /readyz
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.http.routes.replays import SizedCache
+from service.infra.sized_cache import SizedCache
 from audit_support import finished_match
 from service.http.services import services
 

@@ -6,9 +6,7 @@ from engine.wall import SeedError, joint_parts, joint_seed, links_to
 
 import gzip
 import json
-import threading
-from collections import OrderedDict
-from typing import Any, Optional
+from typing import Optional
 
 from flask import Response, current_app, render_template, request
 from flask_smorest import Blueprint
@@ -21,6 +19,8 @@ from ...usecases import match_log
 from ...model import room as rooms
 from ...model.errors import NotFound
 from ..problems import ApiError
+from ...infra.sized_cache import SizedCache
+from ..services import services
 from ..web import bearer_token, service
 
 blp = Blueprint(
@@ -35,44 +35,9 @@ blp = Blueprint(
 HAND_MARKS = ("hand_started", "hand_ended")
 
 
-class SizedCache:
-    """LRU of response bodies bounded by their total size in bytes (not by their count)."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._items: "OrderedDict[tuple, Any]" = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> Any:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found[0] if found is not None else None
-
-    def put(self, key: tuple, value: Any, size: int) -> None:
-        if size > self.max_bytes:
-            return  # larger than the whole cache: served, never kept
-        with self._lock:
-            old = self._items.pop(key, None)
-            self.bytes += size - (old[1] if old else 0)
-            self._items[key] = (value, size)
-            while self.bytes > self.max_bytes:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.bytes -= dropped
-
-
-_CACHES: dict[int, SizedCache] = {}
-
-
 def _cache() -> SizedCache:
     """This app's frames cache (TILEFOLD_REPLAY_CACHE_BYTES)."""
-    key = id(current_app.extensions)
-    found = _CACHES.get(key)
-    if found is None:
-        found = _CACHES[key] = SizedCache(current_app.config["REPLAY_CACHE_BYTES"])
-    return found
+    return services().replay_frames
 
 
 def _owner_token() -> Optional[str]:
