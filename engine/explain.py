@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from engine.hand import PAIR, Block, Decomposition, decompositions
+from engine.hand import PAIR, Block, Decomposition, Reading, decompositions
 from engine.scoring.context import WinContext
 from engine.state import MatchState
 from engine.tiles import NUM_KINDS, WHITE, name
 from engine.variants.registry import get
 
 #: the decomposition a win was scored as, and the winning tile's place in it (block index, position)
-Reading = tuple[Optional[Decomposition], Optional[tuple[int, int]]]
 
 
 def explain_win(ctx: WinContext, score: dict[str, Any]) -> dict[str, Any]:

@@ -62,6 +62,10 @@ class Decomposition:
         return sum(len(b.wild_positions) for b in self.blocks)
 
 
+#: a win's reading for its explanation: the decomposition shown and the winning tile's (block, place) in it
+Reading = tuple[Optional[Decomposition], Optional[tuple[int, int]]]
+
+
 # ---------------------------------------------------------------- fast completeness (min wilds)
 
 

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol
 
 if TYPE_CHECKING:
     from engine.scoring.context import WinContext
-    from engine.explain import Reading
-    from engine.hand import Decomposition
+    from engine.hand import Decomposition, Reading
     from engine.variants.base import Variant
 
 #: option name -> (default, validator(name, value) -> value, or None for values checked elsewhere)

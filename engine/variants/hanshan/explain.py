@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.explain import Reading, first_place
+from engine.explain import first_place
+from engine.hand import Reading
 from engine.hand import Decomposition
 from engine.variants.hanshan import scoring as hanshan_scoring
 from engine.scoring.context import WinContext

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from engine.explain import Reading, first_place, wild_of
+from engine.explain import first_place, wild_of
+from engine.hand import Reading
 from engine.hand import Decomposition
 from engine.variants.koudiandian import scoring as kdd_scoring
 from engine.scoring.context import WinContext
