@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from engine.hand import PAIR, Block, Decomposition, Reading, decompositions
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 from engine.state import MatchState
 from engine.tiles import NUM_KINDS, WHITE, name
 from engine.variants.registry import get

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from engine import hand as analysis
-from engine.scoring import Meld, WinContext, legality
+from engine.scoring import legality
 from engine.state import HandState, MatchState, SeatHand
 from engine.versions import RULES_VERSION
+from engine.win import Meld, WinContext
 
 
 class Variant:

@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol
 
 if TYPE_CHECKING:
-    from engine.scoring.context import WinContext
     from engine.hand import Decomposition, Reading
-    from engine.variants.base import Variant
+    from engine.win import WinContext
 
 #: option name -> (default, validator(name, value) -> value, or None for values checked elsewhere)
 OptionSpec = tuple[Any, Optional[Callable[[str, Any], Any]]]
@@ -20,6 +19,18 @@ class Scoring(Protocol):
     def score(self, ctx: WinContext) -> dict[str, Any]: ...
 
     def legality(self, ctx: WinContext) -> Optional[str]: ...
+
+
+class Rules(Protocol):
+    """What the registry knows of a variant's table hooks: a `Variant` subclass (engine/variants/base.py,
+    which this module does not import: the hooks import scoring, and scoring imports the registry)
+    builds them for a match's options and rules version; the hand analyser reads two class facts."""
+
+    seven_pairs: bool  # K-7: seven pairs win
+
+    def __call__(self, options: dict[str, Any], rules_version: int = ...) -> object: ...
+
+    def stand_in_for(self, wild: Optional[int]) -> Optional[tuple[int, int]]: ...
 
 
 def _no_check(options: dict[str, Any], given: set[str]) -> None:
@@ -34,7 +45,7 @@ class VariantEntry:
     name_zh: str  # "扣点点"
     name_en: str  # "Koudiandian"
     wild_zh: str  # what its wild tiles are called ("耗子", "配子")
-    rules: type[Variant]  # the engine.variants.base.Variant subclass with the table hooks
+    rules: Rules  # the engine.variants.base.Variant subclass with the table hooks
     scoring: Scoring  # module with score(ctx) and legality(ctx)
     options: Mapping[str, OptionSpec]  # its own options (K-14's hands/rounds/base are shared)
     patterns: Mapping[str, tuple[str, str]]  # scoring code -> (中文, English), for settlements

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 from marshmallow import ValidationError
 
 from engine.options import OptionError, normalise
-from engine.scoring.context import Meld, WinContext
+from engine.win import Meld, WinContext
 from engine.tiles import TileError, kind, parse
 
 from .schemas import ScoreInputSchema, flatten_errors

@@ -9,7 +9,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from engine.actions import ACTIONS
 from engine.bot import LEVELS
 from engine import variants
-from engine.scoring.context import KONG_KINDS, WIN_BY
+from engine.win import KONG_KINDS, WIN_BY
 from engine.tiles import TileError, kind, parse
 
 SEAT = validate.Range(min=0, max=3)

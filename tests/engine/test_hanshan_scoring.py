@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.options import normalise
-from engine.scoring.context import Meld, WinContext
+from engine.win import Meld, WinContext
 from engine.variants.hanshan.scoring import (
     EXCLUDED_BY,
     HIGHEST_ONLY,

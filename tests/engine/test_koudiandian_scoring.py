@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.options import normalise
-from engine.scoring.context import Meld, WinContext
+from engine.win import Meld, WinContext
 from engine.variants.koudiandian.scoring import (
     SPECIAL_HANDS,
     kong_payments,

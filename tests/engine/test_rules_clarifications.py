@@ -7,7 +7,7 @@ from engine_helpers import actions, given, only, play, when
 from engine.options import normalise
 from engine.variants.hanshan import scoring as hanshan_scoring
 from engine.variants.koudiandian import scoring as kdd_scoring
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 from engine.tiles import kind, parse, points
 
 KDD, HS = "koudiandian", "hanshan"

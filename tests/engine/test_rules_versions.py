@@ -14,7 +14,7 @@ from engine.audit import audit
 from engine.options import normalise
 from engine.variants.hanshan import scoring as hanshan_scoring
 from engine.variants.koudiandian import scoring as kdd_scoring
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.tiles import kind, parse
 from engine.variants.hanshan import Hanshan

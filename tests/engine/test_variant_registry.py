@@ -15,7 +15,7 @@ from engine.bot import bot_action
 from engine.bot_normal import normal_action
 from engine.options import OptionError, boolean, normalise
 from engine.scoring import score
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.state import MatchState
 from engine.variants.base import Variant

@@ -8,7 +8,7 @@ from engine.explain import first_place
 from engine.hand import Reading
 from engine.hand import Decomposition
 from engine.variants.hanshan import scoring as hanshan_scoring
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 
 
 def explain_reading(ctx: WinContext, score: dict[str, Any], found: list[Decomposition]) -> Reading:

@@ -7,7 +7,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional
 
 from engine.hand import PAIR, SEQ, TRIPLET, Block, decompositions, is_complete, is_sets_only, lowest_blocks
-from engine.scoring.context import Meld, WinContext
+from engine.win import Meld, WinContext
 from engine.tiles import NUM_KINDS, WHITE, is_honour, rank_of, to_counts
 
 SELF_DRAWN = ("self_draw", "kong_draw")

@@ -8,7 +8,7 @@ from engine.explain import first_place, wild_of
 from engine.hand import Reading
 from engine.hand import Decomposition
 from engine.variants.koudiandian import scoring as kdd_scoring
-from engine.scoring.context import WinContext
+from engine.win import WinContext
 from engine.tiles import NUM_KINDS, name, points
 
 _SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= kdd_scoring.READY_MIN_POINTS)  # K-2

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from engine.hand import Decomposition, decompositions, is_complete, waits
-from engine.scoring.context import Meld, WinContext
+from engine.win import Meld, WinContext
 from engine.tiles import NUM_KINDS, points
 from engine.versions import RULES_VERSION
 

@@ -21,6 +21,7 @@ from ...usecases import match_log
 from ...infra import waiters
 from ...model import room as rooms
 from ...model.errors import NotFound
+from ..links import invite_url
 from ..problems import ApiError
 from ..routes.declare import is_owner_route
 from ..routes.variants import describe
@@ -28,7 +29,6 @@ from ..schemas import ViewQuerySchema
 from ..services import services
 from ..web import service
 from . import auth, mine
-from .links import invite_url
 
 blp = Blueprint("pages", __name__, template_folder="templates")
 RANDOMNESS_TEXT = re.compile(r"[0-9a-f]{64}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...model import room as rooms
-from ..pages.links import play_url
+from ..links import play_url
 from ..problems import ApiError
 from ..schemas import ReissuedSchema
 from ..web import bearer_token, service

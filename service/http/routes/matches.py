@@ -6,7 +6,7 @@ from flask import current_app
 
 from engine.options import OptionError, normalise
 
-from ..pages.links import invite_url
+from ..links import invite_url
 from ...model.presenters import summary
 from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListQuerySchema, MatchListSchema, MatchSummarySchema

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..pages.links import play_url
+from ..links import play_url
 from ...model.presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
 from ..web import bearer_token, service

@@ -1,4 +1,5 @@
-"""Absolute links into the browser pages: a match's invite page and a seat's table."""
+"""Absolute links into the browser pages: a match's invite page and a seat's table (the pages and the
+routes both give them; outside both packages, so neither imports the other's package for them)."""
 
 from __future__ import annotations
 

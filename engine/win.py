@@ -1,4 +1,5 @@
-"""The facts about one win that scoring needs (the `tilefold score` input, parsed)."""
+"""The facts about one win that scoring needs (the `tilefold score` input, parsed): a leaf module the
+registry, the scoring dispatcher (engine/scoring.py) and every variant's scoring read."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from engine.scoring.context import Meld, WinContext
 from engine.variants.registry import Scoring, get
+from engine.win import Meld, WinContext
 
 
 def _module(variant: str) -> Scoring:
