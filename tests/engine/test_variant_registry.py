@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
+import pathlib
 import random
-from typing import Any, Optional
+import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -13,73 +19,17 @@ from engine import variants
 from engine.audit import audit
 from engine.bot import bot_action
 from engine.bot_normal import normal_action
-from engine.options import OptionError, boolean, normalise
+from engine.options import OptionError, normalise
 from engine.scoring import score
 from engine.win import WinContext
 from engine.selfplay import play_match, seeds_from
-from engine.state import MatchState
-from engine.variants.base import Variant
-from engine.tiles import kind
-from engine.variants.registry import VariantEntry
 from service.usecases import match_log
 from engine_helpers import given, then_refused
 from audit_support import rows_of
+from toy_variant import ENTRY as TOY  # tests/engine/toy_variant/: the package, registered here
 
 
-# ---------------------------------------------------------------- the toy variant, as docs/ENGINE_API.md adds one
-
-
-class ToyScoring:
-    """Every win is worth 1 (× base) from each other player; 'double' doubles a self-draw."""
-
-    @staticmethod
-    def legality(ctx: WinContext) -> Optional[str]:
-        """T-2: an honour never wins (completeness is checked by the table)."""
-        return "honour_win" if ctx.win_tile >= kind("E") else None
-
-    @staticmethod
-    def score(ctx: WinContext) -> dict[str, Any]:
-        value = ctx.options["base"] * (2 if ctx.options["double"] and ctx.self_drawn else 1)
-        deltas = [-value] * 4
-        deltas[ctx.seat] = 3 * value
-        return {"ok": True, "value": value, "patterns": ["toy_win"], "deltas": deltas}
-
-
-class Toy(Variant):
-    name = "toy"
-
-    def settle(self, state: MatchState) -> dict[str, Any]:
-        win = state.hand.win
-        result = ToyScoring.score(
-            self.win_context(state, win["seat"], win["tile"], win["by"], win["from"], in_hand=True)
-        )
-        return {
-            "deltas": result["deltas"],
-            "win_deltas": result["deltas"],
-            "kong_deltas": [0, 0, 0, 0],
-            "score": result,
-        }
-
-    def next_dealer(self, state: MatchState, winner: Optional[int]) -> int:
-        return (state.hand.dealer + 1) % 4
-
-
-TOY = VariantEntry(
-    name="toy",
-    name_zh="玩具麻将",
-    name_en="Toy",
-    wild_zh="百搭",
-    rules=Toy,
-    scoring=ToyScoring,
-    options={"double": (False, boolean)},
-    patterns={"toy_win": ("胡", "a win")},
-    rule_ids={"ting": "T-1", "locked": "T-1"},
-    reasons={"honour_win": ("T-2", "an honour never wins")},
-    uses_wilds=lambda options: False,
-    score_lines=lambda s: [f"    value {s['value']}"],
-)
-
-
+# ---------------------------------------------------------------- the toy variant registered in the test
 @pytest.fixture
 def toy():
     variants.register(TOY)
@@ -183,3 +133,113 @@ def test_the_toy_variant_is_served_explained_and_reviewed_over_http(toy, api, cl
         assert ex["payment"]["lines"][0].startswith("value ")  # the entry's score_lines
         assert ex["blocks"] and sum(t.get("win", False) for b in ex["blocks"] for t in b["tiles"]) == 1
     assert frames["review"] and all("step" in r for r in frames["review"])
+
+
+# ---------------------------------------------------------------- adding a variant: one new package and one line
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TOY_PACKAGE = pathlib.Path(__file__).resolve().parent / "toy_variant"
+ENGINE_SEED_LABEL = "toy-package"  # seeds_from(label + "/easy" or "/normal"): the engine's matches
+SERVICE_SEED = 5  # random.Random(SERVICE_SEED): the human seat's choices over HTTP
+
+#: run in a subprocess whose `engine` is the temporary copy and whose `service` is this repository's, unedited
+PLAY_THE_COPY = """
+import json, pathlib, random, sys
+
+import engine, service
+from engine import fold, variants
+from engine.audit import audit
+from engine.bot import bot_action
+from engine.bot_normal import normal_action
+from engine.selfplay import play_match, seeds_from
+from service.app import create_app
+from service.usecases import match_log
+from audit_support import rows_of
+from conftest import MatchClient, flask_transport
+
+copy, database, label, seed = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+report = {
+    "engine_from_copy": pathlib.Path(engine.__file__).is_relative_to(copy),
+    "service_from_copy": pathlib.Path(service.__file__).is_relative_to(copy),
+    "registered": list(variants.names()),
+    "levels": {},
+}
+for level, chooser in (("easy", bot_action), ("normal", normal_action)):
+    state, log = play_match("toy", {"hands": 3, "double": True}, seeds_from(f"{label}/{level}"), chooser)
+    stored = json.loads(json.dumps(log))
+    rows = [{"version": i + 1, "type": e["type"], "payload": {k: v for k, v in e.items() if k != "type"}}
+            for i, e in enumerate(stored)]
+    audited = audit(rows)
+    report["levels"][level] = {
+        "phase": state.phase, "scores": state.scores, "folded": fold(stored).scores,
+        "audited": audited.ok and audited.finished, "hands": audited.hands,
+    }
+app = create_app({"DATABASE": database, "TESTING": True})
+client = app.test_client()
+api = MatchClient(flask_transport(client))
+match_id, _, tokens = api.new_match("toy", {"hands": 2, "double": True}, humans=1)
+api.play_randomly(match_id, tokens, random.Random(seed))
+summary = api.summary(match_id)
+ndjson = client.get(f"/api/matches/{match_id}/export").get_data(as_text=True)
+report["service"] = {
+    "listed": "toy" in client.get("/api/variants").get_json()["variants"],
+    "status": summary["status"],
+    "scores": summary["scores"],
+    "viewed": api.view(match_id, tokens[0]).body["view"]["variant"],
+    "verified": match_log.verify_rows(rows_of(ndjson)).ok,
+}
+print(json.dumps(report))
+"""
+
+
+def _sources(folder: pathlib.Path) -> dict[str, str]:
+    """path under `folder` -> text, for every source file (not the interpreter's caches)."""
+    return {
+        str(p.relative_to(folder)): p.read_text(encoding="utf-8")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_a_variant_is_one_new_package_and_one_line_in_builtin(tmp_path):
+    # given a copy of engine/ with the toy's package added as engine/variants/toy/ and its name
+    # added to PACKAGES in engine/variants/builtin.py, which is the one line edited
+    copy = tmp_path / "copy"
+    caches = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "engine", copy / "engine", ignore=caches)
+    shutil.copytree(TOY_PACKAGE, copy / "engine" / "variants" / "toy", ignore=caches)
+    builtin = copy / "engine" / "variants" / "builtin.py"
+    text, edits = re.subn(
+        r"^PACKAGES = \((.*)\)", r'PACKAGES = (\1, "toy")', builtin.read_text(encoding="utf-8"), flags=re.M
+    )
+    assert edits == 1, "builtin.py lists its packages on one line"
+    builtin.write_text(text, encoding="utf-8")
+    original, changed = _sources(ROOT / "engine"), _sources(copy / "engine")
+    assert sorted(set(changed) - set(original)) == [f"variants/toy/{name}" for name in sorted(_sources(TOY_PACKAGE))]
+    assert [path for path in original if changed.get(path) != original[path]] == ["variants/builtin.py"]
+    lines = original["variants/builtin.py"].splitlines(), changed["variants/builtin.py"].splitlines()
+    edited = [d for d in difflib.ndiff(*lines) if d[:2] in ("- ", "+ ")]
+    assert [d[:2] for d in edited] == ["- ", "+ "] and '"hanshan", "toy")' in edited[1], edited
+    # when the copy's engine, under this repository's unedited service, plays seeded matches of it:
+    # both bot levels in the engine, then one human seat and three bots over HTTP from create to over
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(ROOT), str(ROOT / "tests")])}
+    args = [str(copy), str(tmp_path / "tilefold.db"), ENGINE_SEED_LABEL, str(SERVICE_SEED)]
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_THE_COPY, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=600
+    )
+    seeds = f"engine seeds {ENGINE_SEED_LABEL}/easy|normal, service seed {SERVICE_SEED}"
+    assert done.returncode == 0, f"{seeds}\n{done.stderr}"
+    report = json.loads(done.stdout.splitlines()[-1])
+    # then the toy is registered beside the built-in ones, plays, folds and re-decides at both levels,
+    # and the service lists, creates, plays, views and verifies it with no file of its own edited
+    assert report["engine_from_copy"] and not report["service_from_copy"], report
+    assert report["registered"] == ["koudiandian", "hanshan", "toy"], report
+    for level, played in report["levels"].items():
+        assert played["phase"] == "match_over" and sum(played["scores"]) == 0, (seeds, level, played)
+        assert played["folded"] == played["scores"] and played["audited"] and played["hands"] == 3, (
+            seeds,
+            level,
+            played,
+        )
+    served = report["service"]
+    assert served["listed"] and served["status"] == "over" and sum(served["scores"]) == 0, (seeds, served)
+    assert served["viewed"] == "toy" and served["verified"], (seeds, served)
