@@ -295,32 +295,81 @@ def best_discard(know: Knowledge, tiles: Sequence[int], danger: Optional[Callabl
     """The discard worth the most: the hand's chance to win (improving tiles by unseen copies, the
     draws left) times what the win is worth (the ready hand's waits scored; before that the
     variant's `bot_plans`, flushes included), less the expected cost of feeding a declared hand."""
-    worth = discard_worths(know, tiles)
     risk = danger or (lambda t: feeding_cost(know, t))
+    worth = discard_worths(know, tiles, risk)
     caution = variants.get(know.variant).points_caution
-    return max(tiles, key=lambda t: (round(worth[t] - risk(t), 6), -points(t) if caution else 0, -t))
+    return max(worth, key=lambda t: (round(worth[t] - risk(t), 6), -points(t) if caution else 0, -t))
 
 
-def discard_worths(know: Knowledge, tiles: Sequence[int]) -> dict[int, float]:
-    """tile -> the hand's worth after letting it go (see `best_discard`)."""
-    options = {o.tile: o for o in _valued_options(know, list(tiles), judge_all=True)}
+def discard_worths(
+    know: Knowledge, tiles: Sequence[int], risk: Optional[Callable[[int], float]] = None
+) -> dict[int, float]:
+    """tile -> the hand's worth after letting it go (see `best_discard`), for the tiles that may be
+    the best one less their `risk` (none: no risk). The work is bounded like a search: a tile's plain
+    plan, and each flush plan, is judged only when the most its steps from ready allow (every unseen
+    tile that could help, helping) reaches the best worth already found; so a tile that cannot be
+    the best is left out, and one whose flush cannot beat the best carries its plain worth alone."""
     draws = max(1, know.wall // 4)
     pool = max(1, sum(know.hidden))
     plans = variants.get(know.variant).bot_plans
+    plain = plans.get("plain", 1.0)
     flushes = _flush_plans(know, plans)
+    cost = risk or (lambda t: 0.0)
+    kinds = sorted(set(tiles))
+    steps = _steps_after(know, kinds)
+    ready = [t for t in kinds if steps[t] == 0]
+    options = {o.tile: o for o in _valued_options(know, ready, judge_all=True)} if ready else {}
+    counts = list(know.counts)
     judged: dict[tuple[int, tuple[int, ...]], Optional[float]] = {}  # one decision: a kept hand is judged once
-    out = {}
-    for t in tiles:
-        flush = 0.0
+    out: dict[int, float] = {}
+    best: Optional[float] = None
+    for t in sorted(kinds, key=lambda t: (steps[t] != 0, steps[t], t)):
+        reach = []  # (the most this flush could be worth, plan index, kept hand)
         for i, (value, keep, kept) in enumerate(flushes):
             if t in keep:
                 kept = kept[:t] + (kept[t] - 1,) + kept[t + 1 :]
+            if sum(kept) >= 8:
+                most = chance(A.hand_missing(kept, know.sets, know.rules) - 1, _unseen_in(know, keep), draws)
+                reach.append((most * value, i, kept))
+        if t in options:
+            own = _plain_worth(know, options[t], draws, pool, plans)
+        else:
+            own = chance(max(steps[t], 0), pool, draws) * plain  # at most
+        if best is not None and _below(max([own] + [r[0] for r in reach]) - cost(t), best):
+            continue
+        if t not in options:
+            own = _plain_worth(know, A.judge_discard(counts, t, know.sets, know.rules, know.hidden), draws, pool, plans)
+        worth = own
+        for most, i, kept in reach:
+            if best is not None and _below(most - cost(t), max(best, worth - cost(t))):
+                continue
             if (i, kept) not in judged:
-                judged[i, kept] = _flush_plan_worth(know, kept, keep, value, draws)
-            worth = judged[i, kept]
-            if worth is not None:
-                flush = max(flush, worth)
-        out[t] = max(_plain_worth(know, options[t], draws, pool, plans), flush)
+                judged[i, kept] = _flush_plan_worth(know, kept, flushes[i][1], flushes[i][0], draws)
+            flush = judged[i, kept]
+            if flush is not None:
+                worth = max(worth, flush)
+        out[t] = worth
+        best = worth - cost(t) if best is None else max(best, worth - cost(t))
+    return out
+
+
+def _below(most: float, best: float) -> bool:
+    """`most` cannot reach `best` (compared as `best_discard` compares worths, to 6 places)."""
+    return round(most, 6) < round(best, 6)
+
+
+def _unseen_in(know: Knowledge, keep: frozenset[int]) -> int:
+    return sum(know.hidden[k] for k in keep)
+
+
+def _steps_after(know: Knowledge, tiles: list[int]) -> dict[int, int]:
+    """tile -> the hand's steps from ready after letting it go (memoised lookups)."""
+    counts = list(know.counts)
+    out = {}
+    for t in tiles:
+        counts[t] -= 1
+        out[t] = A.hand_shanten(counts, know.sets, know.rules)
+        counts[t] += 1
     return out
 
 
