@@ -8,11 +8,13 @@ from engine.hints import ting_choices
 from engine.evolve import CorruptEvent
 from engine.state import MatchState
 from engine.table import decide, evolve, fold, initial_state, step
-from engine.versions import DECISION, RULES_VERSION, upcast
+from engine.event_types import EVENT_TYPES
+from engine.versions import DECISION, RULES_VERSION
 from engine.views import MAY_HIDE, hidden_from, public_pending, public_phase, redact, table_waiting, view
 
 __all__ = [
     "DECISION",
+    "EVENT_TYPES",
     "MAY_HIDE",
     "RULES_VERSION",
     "CorruptEvent",
@@ -33,6 +35,5 @@ __all__ = [
     "step",
     "table_waiting",
     "ting_choices",
-    "upcast",
     "view",
 ]

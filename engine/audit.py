@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
 
 from engine.errors import IllegalAction
-from engine.evolve import _HANDLERS, CorruptEvent
+from engine.event_types import EVENT_TYPES
+from engine.evolve import CorruptEvent
 from engine.state import TURN, MatchState
 from engine.table import initial_state, step_in_place
 from engine.tiles import TileError, kind, parse
@@ -15,8 +16,9 @@ from engine import versions
 from engine.versions import supported, version_of
 from engine.wall import SeedError, commitment, salt_for, seed_from_hex, shuffle_wall
 
-#: Event types the engine produces; anything else must be named as a service type or the audit fails.
-ENGINE_EVENT_TYPES = frozenset(_HANDLERS)
+#: Event types the engine produces (engine/event_types.py declares them); anything else must be named
+#: as a service type or the audit fails.
+ENGINE_EVENT_TYPES = frozenset(EVENT_TYPES)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from engine.state import (
     Window,
 )
 from engine.tiles import kind, parse
-from engine.versions import DECISION, upcast
+from engine.versions import DECISION
 
 
 class Decisions(Protocol):
@@ -62,7 +62,7 @@ def apply(state: MatchState, event: dict[str, Any], decisions: Decisions) -> Non
     if handler is None:
         raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
     state.cache.clear()
-    handler(state, upcast(event), decisions)
+    handler(state, event, decisions)
     state.version += 1
 
 

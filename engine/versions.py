@@ -12,7 +12,6 @@ fix never changes how an old match folds, verifies or replays. What differs betw
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 RULES_VERSION = 2  # the version new matches are played under
@@ -36,21 +35,3 @@ def supported(version: Any) -> bool:
 def version_of(match_started: dict[str, Any]) -> Any:
     """The rules version a `match_started` event records (version 1 before the field existed)."""
     return match_started.get("rules_version", 1)
-
-
-def _match_started_v1(event: dict[str, Any]) -> dict[str, Any]:
-    """Version-1 `match_started` had no `rules_version`: make it explicit."""
-    return {**event, "rules_version": 1}
-
-
-#: Upcasters by event type: each moves an old event's shape forward (never its meaning). Decisions
-#: of version-1 events cannot be upcast without running rules: evolve's fallback computes those.
-UPCASTERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"match_started": _match_started_v1}
-
-
-def upcast(event: dict[str, Any]) -> dict[str, Any]:
-    """The event in today's shape (the input is not changed)."""
-    step = UPCASTERS.get(event.get("type", ""))
-    if step is None or (event.get("type") == "match_started" and "rules_version" in event):
-        return event
-    return step(event)

@@ -1,4 +1,5 @@
-"""Tilefold's event store: hash-chained streams, idempotent appends, outbox, upcasters.
+"""Tilefold's event store: hash-chained streams, idempotent appends, outbox, and the event catalogue
+(events/catalogue.py: event types with their fields, versions and upcasters; it knows no event itself).
 
 Two backends behind one contract (events/contract.py, EventStoreContract; docs/STORE.md): EventStore
 (one SQLite file, the embedded default) and PostgresEventStore (one PostgreSQL database shared by
@@ -21,6 +22,7 @@ from .errors import (
 from .migrations import MigrationNeeded, SchemaError, SchemaTooNew
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .postgres import PostgresEventStore, is_postgres_url
+from .catalogue import Catalogue, Declaration, EventType, InvalidEvent, UnknownEventType, Upcaster
 from .registry import Registry, default_registry
 from .connection import cooperate_psycopg
 from .contract import AppendSource, EventStoreContract
@@ -46,6 +48,12 @@ def initialise_store(target: str, **options: Any) -> EventStoreContract:
 
 __all__ = [
     "AppendSource",
+    "Catalogue",
+    "Declaration",
+    "EventType",
+    "InvalidEvent",
+    "UnknownEventType",
+    "Upcaster",
     "EventStoreContract",
     "ChainMismatch",
     "MigrationNeeded",

@@ -296,17 +296,17 @@ def backup_store(store: Any, path: str, *, tables: Sequence[SideTable] = ()) -> 
     PostgreSQL: one REPEATABLE READ transaction read through `copy_store` (events, idempotency,
     meta, pending notices and `tables`; snapshots are derived data and are not carried).
     `tilefold restore` brings the file into an empty database (`copy_store(..., empty=True)`)."""
-    from .registry import Registry
+    from .catalogue import Catalogue
     from .store import EventStore
 
     report = BackupReport()
     if store.dialect == "sqlite":
         store.backup_to(path)
-        copy = EventStore(path, registry=Registry())
+        copy = EventStore(path, registry=Catalogue())
     else:
         if os.path.exists(path):
             raise FileExistsError(f"{path} exists: a backup never overwrites a file")
-        copy = EventStore.initialise(path, registry=Registry())
+        copy = EventStore.initialise(path, registry=Catalogue())
         with store.snapshot() as snapshot:
             copied = copy_store(snapshot, copy, tables=tables, empty=True, rounds=1)
         report.mismatched = copied.mismatched

@@ -28,7 +28,8 @@ from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
 from .migrations import Plan, refuse_offline, refuse_older
 from .pg_schema import FEED_LIMIT, LATEST, SCHEMA_LOCK, apply_plan, reseed_feed, schema_plan
-from .registry import Registry, default_registry
+from .catalogue import Catalogue
+from .registry import default_registry
 from .store import (
     SNAPSHOT_SEALED,
     EventLike,
@@ -117,7 +118,7 @@ class PostgresEventStore:
         self,
         url: str,
         *,
-        registry: Optional[Registry] = None,
+        registry: Optional[Catalogue] = None,
         pool_size: int = 10,
         pool_timeout: float = 30.0,
         synchronous: Optional[str] = None,

@@ -23,7 +23,8 @@ from .chain import (
 from .connection import Connections
 from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
-from .registry import Registry, default_registry, validate_type_name
+from .catalogue import Catalogue, validate_type_name
+from .registry import default_registry
 from .migrations import Plan
 from .schema import HEAD_TRIGGERS, check, migrate, schema_plan
 
@@ -60,7 +61,7 @@ class EventStore:
         *,
         synchronous: str = "DURABLE",
         busy_timeout_ms: int = 30_000,
-        registry: Optional[Registry] = None,
+        registry: Optional[Catalogue] = None,
         on_connect: Optional[Callable[[sqlite3.Connection], None]] = None,
     ) -> None:
         self.path = str(path)
@@ -534,7 +535,7 @@ class EventStore:
 
 
 # -- rows in and out (both backends) -----------------------------------------------
-def prepare_event(registry: Registry, event: EventLike) -> dict[str, Any]:
+def prepare_event(registry: Catalogue, event: EventLike) -> dict[str, Any]:
     """An event to append, checked, as {type, schema_version, payload_json} (the registry's current
     version when the event names none)."""
     if isinstance(event, NewEvent):
@@ -558,7 +559,7 @@ def prepare_event(registry: Registry, event: EventLike) -> dict[str, Any]:
     return {"type": type_name, "schema_version": schema_version, "payload_json": payload_json}
 
 
-def stored_event(registry: Registry, row: tuple[Any, ...]) -> StoredEvent:
+def stored_event(registry: Catalogue, row: tuple[Any, ...]) -> StoredEvent:
     """A row of ROW_COLUMNS (position, stream, version, type, schema_version, payload, recorded_at, hash),
     its payload upcast to the type's current version."""
     position, stream, stored_version, type_name, schema_version, payload_json, recorded_at, hash_ = row

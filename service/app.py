@@ -9,6 +9,7 @@ from flask import Flask, request
 from events import cooperate_psycopg, initialise_store, is_postgres_url, open_store
 
 from .infra import config
+from .model.catalogue import CATALOGUE
 from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from .usecases.chat import Chat
@@ -99,7 +100,8 @@ def _services(settings: dict[str, Any]) -> Services:
 
 def _service(settings: dict[str, Any]) -> MatchService:
     """The application service over the configured store, with correspondence play's parts."""
-    options: dict[str, Any] = {"synchronous": settings["SYNCHRONOUS"]}
+    # the store writes and upcasts events through the service's catalogue (service/model/catalogue.py)
+    options: dict[str, Any] = {"synchronous": settings["SYNCHRONOUS"], "registry": CATALOGUE}
     path = settings["DATABASE"]
     if is_postgres_url(path):
         options.update(pool_size=settings["PG_POOL_SIZE"], pool_timeout=settings["PG_POOL_TIMEOUT"])

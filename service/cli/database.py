@@ -74,7 +74,10 @@ def open_store_for(db: Optional[str], mode: str, **options: Any) -> Any:
     from events import initialise_store, is_postgres_url, open_store
     from events.diagnose import explain
 
+    from ..model.catalogue import CATALOGUE
+
     where = target(db)
+    options.setdefault("registry", CATALOGUE)  # the service's event types (a copy passes an empty one)
     if mode in ("read", "inspect") and not is_postgres_url(where) and not os.path.exists(where):
         raise Refusal(f"there is no SQLite file {os.path.abspath(where)}; set TILEFOLD_DB (or --db) to the database")
     try:

@@ -13,6 +13,7 @@ from events import AppendResult, EventStoreContract, NewEvent, StoredEvent, veri
 
 from . import metrics
 from ..model import room as rooms
+from ..model.catalogue import new_event
 from ..model.match import STREAM_PREFIX, Loaded, stream_of
 from ..model.numbering import NONE_HIDDEN
 from ..model.errors import IntegrityFailure, NotFound
@@ -23,9 +24,9 @@ log = logging.getLogger(__name__)
 
 
 def to_new_event(event: dict[str, Any]) -> NewEvent:
-    """An engine or service event dict ({"type": ..., fields}) as the store's NewEvent."""
-    payload = {key: value for key, value in event.items() if key != "type"}
-    return NewEvent(event["type"], payload)
+    """An engine or service event dict ({"type": ..., fields}) as the store's NewEvent, built through
+    the event catalogue: its fields checked, at its type's current schema version."""
+    return new_event(event)
 
 
 def to_engine_event(stored: StoredEvent) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import hmac
 import secrets
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Literal, NotRequired, Optional, TypedDict
 
 SEATS = 4
 MATCH_CREATED = "match_created"
@@ -20,9 +20,62 @@ SEAT_REISSUED = "seat_reissued"  # the owner issued a fresh invite for a seat: a
 #: versions): the one event that tells the table it moved on (no engine event follows the last
 #: answer there, unlike a G-6/G-7 window's resolution); it changes no room state
 WINDOW_CLOSED = "window_closed"
-SERVICE_EVENT_TYPES = frozenset(
-    {MATCH_CREATED, SEAT_JOINED, ORDERS_SET, WEBHOOK_SET, SPECTATING_SET, SEAT_REISSUED, WINDOW_CLOSED}
-)
+
+
+class MatchCreated(TypedDict):
+    variant: str
+    options: dict[str, Any]  # normalised (engine.options.normalise)
+    owner_token_hash: str
+    wall_commitment: NotRequired[str]  # joint walls (G-11); absent in older logs
+    deadline_seconds: NotRequired[Optional[int]]  # correspondence play
+    claim_seconds: NotRequired[Optional[int]]
+
+
+class SeatJoined(TypedDict):
+    seat: int
+    name: str
+    bot: bool
+    token_hash: Optional[str]  # None for bots
+    level: NotRequired[Optional[str]]  # a bot's level (older logs: none)
+    randomness: NotRequired[str]  # the seat's part of every hand's wall (G-11 joint walls)
+
+
+class OrdersSet(TypedDict):
+    seat: int
+    auto_pass: bool
+    auto_discard: bool
+
+
+class WebhookSet(TypedDict):
+    seat: int
+    registered: bool
+
+
+class SpectatingSet(TypedDict):
+    enabled: bool
+
+
+class SeatReissued(TypedDict):
+    seat: int
+    token_hash: str
+
+
+class WindowClosed(TypedDict):
+    window: Literal["ting"]
+
+
+#: the room's events, in the match stream beside the engine's: name -> (fields, schema version,
+#: upcasters), the form the event catalogue reads (service/model/catalogue.py)
+EVENT_TYPES: dict[str, tuple[Optional[type], int, dict[int, Callable[[dict[str, Any]], dict[str, Any]]]]] = {
+    MATCH_CREATED: (MatchCreated, 1, {}),
+    SEAT_JOINED: (SeatJoined, 1, {}),
+    ORDERS_SET: (OrdersSet, 1, {}),
+    WEBHOOK_SET: (WebhookSet, 1, {}),
+    SPECTATING_SET: (SpectatingSet, 1, {}),
+    SEAT_REISSUED: (SeatReissued, 1, {}),
+    WINDOW_CLOSED: (WindowClosed, 1, {}),
+}
+SERVICE_EVENT_TYPES = frozenset(EVENT_TYPES)
 NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
 #: payload fields of service events that no response may ever contain.
 SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from events import ConcurrencyError, NewEvent
+from events import ConcurrencyError
 
+from ..model.catalogue import CHAT_POSTED, new_event
 from ..model.errors import Busy
 
 CHAT_PREFIX = "chat-"
-CHAT_TYPE = "chat_posted"
+CHAT_TYPE = CHAT_POSTED
 PAGE = 200  # lines one read hands out
 
 
@@ -44,7 +45,7 @@ class Chat:
     def post(self, match_id: str, seat: int, text: str) -> dict:
         """Append one line said by `seat`; {version, lines: [the line]}. Busy after 20 lost races."""
         stream = chat_stream(match_id)
-        event = NewEvent(CHAT_TYPE, {"seat": seat, "text": text.strip()})
+        event = new_event({"type": CHAT_TYPE, "seat": seat, "text": text.strip()})
         for _ in range(20):
             version = self.store.current_version(stream)
             try:

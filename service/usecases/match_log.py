@@ -15,13 +15,13 @@ from engine.tiles import ZH_NAMES, kind
 from events import NewEvent, Problem, canonical_json, verify_chain
 
 from . import signing
-from ..model import room as rooms, signatures
+from ..model import catalogue, room as rooms, signatures
 from ..model.errors import Conflict, Invalid, Rejected
 from ..model.json_text import encodable, parse_int as strict_int
 from ..infra.repository import Loaded, MatchRepository, stream_of
 
 IMPORT_PREFIX = "import-"
-IMPORTED = "imported"
+IMPORTED = catalogue.IMPORTED
 ROW_FIELDS = ("stream", "version", "type", "schema_version", "payload", "recorded_at", "hash")
 FORMATS = ("ndjson", "json", "text")
 
@@ -261,7 +261,8 @@ def signature_problem(rows: list[dict], signed: Sequence[dict], keys: Mapping[st
 
 
 def service_types() -> frozenset:
-    return frozenset(rooms.SERVICE_EVENT_TYPES) | {IMPORTED}
+    """The types of a log the engine's audit leaves to the service: the room's (and an import record's)."""
+    return catalogue.CATALOGUE.names(catalogue.ROOM) | {IMPORTED}
 
 
 # -- export -------------------------------------------------------------------------
@@ -410,7 +411,8 @@ def text_log(loaded: Loaded, rows: list[dict]) -> str:
     out = [f"Tilefold {loaded.match_id}: {_variant_label(variant)}"]
     out.append("  " + ", ".join(seat_name(s) for s in range(4)))
     for row in rows:
-        line = _event_line({"type": row["type"], **row["payload"]}, variant, seat_name)
+        _, payload = catalogue.CATALOGUE.upcast(row["type"], row["schema_version"], row["payload"])
+        line = _event_line({"type": row["type"], **payload}, variant, seat_name)
         if isinstance(line, list):
             out.extend(line)
         elif line:
@@ -464,11 +466,19 @@ def import_rows(
 ) -> Verdict:
     """Verify the log, then store it as the finished match `match_id` (see docs/AUDIT.md).
 
-    `check(rows)` refuses service events the live endpoints could not have written (their request
-    schemas: service/http/import_check.py), before anything else reads the payloads.
+    Every row must be a declared event of a match stream, of a known schema version, with its
+    type's fields (the event catalogue, service/model/catalogue.py). `check(rows)` then refuses
+    service events the live endpoints could not have written (their request schemas:
+    service/http/import_check.py; the room must fold in order), before anything else reads them.
 
     The verdict says whether a key this server trusts (its own, current or rotated out) signed it.
     A log carrying a signature under one of this server's key ids that does not verify is refused."""
+    for number, row in enumerate(rows, start=1):
+        if row.get("type") == IMPORTED:
+            raise Rejected("log_rejected", "an imported event belongs in an import record, not a match log")
+        problem = catalogue.match_row_problem(row)
+        if problem is not None:
+            raise Rejected("log_rejected", f"row {number} ({row.get('type')}): {problem}")
     check(rows)
     own = repo.keyring.public_keys() if repo.keyring is not None else {}
     verdict = verify_rows(rows)
@@ -489,8 +499,6 @@ def import_rows(
         raise Rejected("log_not_finished", "only the log of a finished match can be imported")
     if not any(r["type"] == rooms.MATCH_CREATED for r in rows):
         raise Rejected("log_rejected", "not a Tilefold match log: it has no match_created event")
-    if any(r["type"] == IMPORTED for r in rows):
-        raise Rejected("log_rejected", "an imported event belongs in an import record, not a match log")
     record = {
         "match_id": match_id,
         "original_stream": rows[0]["stream"],
@@ -499,7 +507,7 @@ def import_rows(
         "signatures": [{f: r.get(f) for f in signatures.FIELDS} for r in signed],
     }
     # The record first: a match stream never exists without it (an orphan record is harmless).
-    repo.store.append(IMPORT_PREFIX + match_id, 0, [NewEvent(IMPORTED, record)])
+    repo.store.append(IMPORT_PREFIX + match_id, 0, [catalogue.new_event({"type": IMPORTED, **record})])
     repo.store.append(stream_of(match_id), 0, [NewEvent(r["type"], r["payload"], r["schema_version"]) for r in rows])
     return verdict
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import logging
 from typing import Any, Iterable, Optional
 
-from events import ConcurrencyError, NewEvent
+from events import ConcurrencyError
 
 from ..infra.repository import MatchRepository, stream_of
+from ..model.catalogue import HEAD_SIGNED, new_event
 
 log = logging.getLogger(__name__)
 SIG_PREFIX = "sig-"
-HEAD_SIGNED = "head_signed"
 SIGNED_ENDS = frozenset({"hand_ended", "match_ended"})
 
 
@@ -41,7 +41,7 @@ def sign_head(repo: MatchRepository, match_id: str, version: int, head_hash: Opt
     signed = SIG_PREFIX + match_id
     for _ in range(8):
         try:
-            repo.store.append(signed, repo.store.current_version(signed), [NewEvent(HEAD_SIGNED, record)])
+            repo.store.append(signed, repo.store.current_version(signed), [new_event({"type": HEAD_SIGNED, **record})])
             return record
         except ConcurrencyError:
             continue

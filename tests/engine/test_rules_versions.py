@@ -18,6 +18,7 @@ from engine.win import WinContext
 from engine.selfplay import play_match, seeds_from
 from engine.tiles import kind, parse
 from engine.variants.hanshan import Hanshan
+from events import Catalogue
 from service.usecases import match_log as service_audit
 
 
@@ -42,7 +43,10 @@ def test_a_version_1_log_folds_and_verifies_under_version_1():
     assert state.phase == "match_over" and state.rules_version == 1
     report = audit(_rows(log))
     assert report.ok and report.finished, report.failure
-    assert engine.upcast(log[0])["rules_version"] == 1 and "rules_version" not in log[0]
+    # and the catalogue's upcaster gives its match_started (schema version 1) an explicit rules_version
+    payload = {k: v for k, v in log[0].items() if k != "type"}
+    assert Catalogue(engine.EVENT_TYPES).upcast("match_started", 1, payload) == (2, {**payload, "rules_version": 1})
+    assert "rules_version" not in log[0]
 
 
 def _v1_log(variant: str, options: dict, label: str) -> list[dict]:
