@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.event_types import WinBy
 from engine.state import CLAIM, ROB, TING, TURN, MatchState
 from engine.tiles import name
 from engine.variants import get
@@ -23,7 +24,7 @@ def variant_of(state: MatchState) -> Variant:
     return rules
 
 
-def self_draw_kind(state: MatchState) -> str:
+def self_draw_kind(state: MatchState) -> WinBy:
     return "kong_draw" if state.in_hand.draw_source == "kong" else "self_draw"
 
 

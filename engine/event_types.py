@@ -20,6 +20,8 @@ from typing import Any, Literal, NotRequired, Optional, TypedDict
 Seat = int  # 0..3
 Tile = str  # a tile's name, G-1 ("9m", "E")
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+WinBy = Literal["self_draw", "kong_draw", "discard", "rob_kong"]
+DrawSource = Literal["wall", "kong"]
 
 
 class WallParts(TypedDict):
@@ -63,7 +65,7 @@ class HandStarted(TypedDict):
 class Drew(TypedDict):
     seat: Seat
     tile: Tile
-    source: Literal["wall", "kong"]
+    source: DrawSource
 
 
 class Waits(TypedDict):
@@ -98,7 +100,7 @@ class PassedHu(TypedDict):
 class Responded(TypedDict):
     seat: Seat
     response: Literal["pass", "pung", "kong", "hu", "ting"]
-    window: Literal["claim", "rob", "ting"]
+    window: str  # the window answered: engine/state.py's CLAIM, ROB or TING
     auto: NotRequired[bool]
     reason: NotRequired[str]
     decision: NotRequired[PassedHu]
@@ -140,7 +142,7 @@ Won = TypedDict(
     {
         "seat": Seat,
         "tile": Optional[Tile],
-        "by": Literal["self_draw", "kong_draw", "discard", "rob_kong"],
+        "by": WinBy,
         "from": Optional[Seat],
         "auto": NotRequired[bool],
         "reason": NotRequired[str],
@@ -171,6 +173,23 @@ class HandEnded(TypedDict):
 class MatchEnded(TypedDict):
     scores: list[int]
     hands: int
+
+
+class MatchStartedV1(TypedDict):
+    """Schema version 1 of `match_started`, which the engine still writes when it re-decides a log of
+    rules version 1 (the audit): `rules_version` only from rules version 2 on."""
+
+    variant: str
+    options: dict[str, Any]
+    first_dealer: Seat
+    rules_version: NotRequired[int]
+    wall_commitment: NotRequired[str]
+
+
+def event_of(type_name: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The event dict `{"type": type_name, **fields}`; the decider types `fields` where it builds
+    them (a TypedDict above, checked by mypy)."""
+    return {"type": type_name, **fields}
 
 
 #: name -> (fields, current schema version, upcasters by the version they start from)

@@ -7,6 +7,23 @@ from typing import Any, Callable, Iterable, Optional
 from engine.actions import legal_actions, self_draw_kind, variant_of
 from engine.decisions import Recording, after, recorded_else_rules, robbers
 from engine.errors import IllegalAction, explain
+from engine.event_types import (
+    Discarded,
+    Drew,
+    HandEnded,
+    HandStarted,
+    KongDeclared,
+    Konged,
+    MatchEnded,
+    MatchStartedV1,
+    Punged,
+    Responded,
+    DrawSource,
+    TingDeclared,
+    WinBy,
+    Won,
+    event_of,
+)
 from engine.evolve import apply
 from engine.options import OptionError, normalise
 from engine.state import CLAIM, LOBBY, ROB, SETTLE, TURN, MatchState
@@ -111,16 +128,16 @@ def _start_match(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
             f"this engine plays rules versions "
             f"{versions.OLDEST_RULES_VERSION} to {versions.RULES_VERSION}, not {version!r}",
         )
-    event = {"type": "match_started", "variant": command["variant"], "options": options, "first_dealer": first}
+    fields: MatchStartedV1 = {"variant": command["variant"], "options": options, "first_dealer": first}
     if version > 1:
-        event["rules_version"] = version  # version 1 logs predate the field
+        fields["rules_version"] = version  # version 1 logs predate the field
     if command.get("wall_commitment") is not None:  # joint walls (G-11): the server's chain, committed
         try:
             part_from_hex(command["wall_commitment"], "the wall commitment")
         except SeedError as exc:
             raise IllegalAction("bad_seed", str(exc)) from None
-        event["wall_commitment"] = command["wall_commitment"]
-    return event
+        fields["wall_commitment"] = command["wall_commitment"]
+    return event_of("match_started", fields)
 
 
 def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
@@ -146,10 +163,10 @@ def _start_hand(state: MatchState, command: dict[str, Any]) -> dict[str, Any]:
         hands[seat] = deal.wall[13 * i : 13 * i + 13]
     dealer_draw = deal.wall[52]  # G-3: the dealer's 14th tile
     wild = deal.wild if _uses_wilds(state) else None
-    event = _hand_started_event(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
+    fields = _hand_started(state, hands, dealer_draw, deal.wall[53:], wild, deal.commitment, deal.seed_hex)
     if parts is not None:
-        event["wall_parts"] = {"server": parts["server"], "seats": list(parts["seats"])}
-    return event
+        fields["wall_parts"] = {"server": parts["server"], "seats": list(parts["seats"])}
+    return event_of("hand_started", fields)
 
 
 def _joint_seed(state: MatchState, parts: Any) -> bytes:
@@ -180,14 +197,15 @@ def _preset_hand(state: MatchState, preset: dict[str, Any]) -> dict[str, Any]:
     if _uses_wilds(state) and wild is None:
         raise IllegalAction("bad_preset", 'this variant/option set needs a "wild" kind')
     dealer_draw = hands[state.dealer].pop()
-    return _hand_started_event(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
+    fields = _hand_started(state, hands, dealer_draw, rest, wild if _uses_wilds(state) else None, "", None)
+    return event_of("hand_started", fields)
 
 
 def _uses_wilds(state: MatchState) -> bool:
     return get(state.variant).uses_wilds(state.options)  # G-9: does each hand have a wild kind
 
 
-def _hand_started_event(
+def _hand_started(
     state: MatchState,
     hands: list[list[int]],
     dealer_draw: int,
@@ -195,9 +213,8 @@ def _hand_started_event(
     wild: Optional[int],
     commitment: str,
     seed: Optional[str],
-) -> dict[str, Any]:
+) -> HandStarted:
     return {
-        "type": "hand_started",
         "hand": state.hands_played + 1,
         "dealer": state.dealer,
         "wild": name(wild) if wild is not None else None,
@@ -214,43 +231,45 @@ def _action_events(state: MatchState, seat: int, act: dict[str, Any]) -> list[di
     action, tile = act["action"], act.get("tile")
     hand = state.in_hand
     if state.phase in (CLAIM, ROB) or (state.phase == "ting" and action == "pass"):
-        return [{"type": "responded", "seat": seat, "response": action, "window": hand.open_window.kind}]
+        answer: Responded = {"seat": seat, "response": action, "window": hand.open_window.kind}
+        return [event_of("responded", answer)]
     if state.phase == "ting":  # a non-dealer's 报听 at the deal (H-4)
-        return [{"type": "ting_declared", "seat": seat}]
+        at_deal: TingDeclared = {"seat": seat}
+        return [event_of("ting_declared", at_deal)]
     if action == "discard":
         return [_discarded_event(seat, kind(act["tile"]), face_down=False)]
     if action == "ting":
+        declared: TingDeclared = {"seat": seat, "with_discard": tile is not None}
         if tile is None:
-            return [{"type": "ting_declared", "seat": seat, "with_discard": False}]
+            return [event_of("ting_declared", declared)]
         face_down = variant_of(state).face_down_ting
-        return [
-            {"type": "ting_declared", "seat": seat, "with_discard": True},
-            _discarded_event(seat, kind(tile), face_down=face_down),
-        ]
+        return [event_of("ting_declared", declared), _discarded_event(seat, kind(tile), face_down=face_down)]
     if action == "hu":
-        return [
-            {
-                "type": "won",
-                "seat": seat,
-                "tile": name(hand.drawn) if hand.drawn is not None else None,
-                "by": self_draw_kind(state),
-                "from": None,
-            }
-        ]
+        won: Won = {
+            "seat": seat,
+            "tile": name(hand.drawn) if hand.drawn is not None else None,
+            "by": self_draw_kind(state),
+            "from": None,
+        }
+        return [event_of("won", won)]
     return [_turn_kong(state, seat, kind(act["tile"]))]
 
 
 def _discarded_event(seat: int, tile: int, *, face_down: bool, auto: bool = False) -> dict[str, Any]:
-    return {"type": "discarded", "seat": seat, "tile": name(tile), "face_down": face_down, "auto": auto}
+    fields: Discarded = {"seat": seat, "tile": name(tile), "face_down": face_down, "auto": auto}
+    return event_of("discarded", fields)
 
 
 def _turn_kong(state: MatchState, seat: int, tile: int) -> dict[str, Any]:
     me = state.in_hand.seats[seat]
     if me.counts[tile] == 4:
-        return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "concealed", "from": None}
+        concealed: Konged = {"seat": seat, "tile": name(tile), "kind": "concealed", "from": None}
+        return event_of("konged", concealed)
     if robbers(state, seat, tile):
-        return {"type": "kong_declared", "seat": seat, "tile": name(tile)}  # G-7 rob window
-    return {"type": "konged", "seat": seat, "tile": name(tile), "kind": "added", "from": None}
+        declared: KongDeclared = {"seat": seat, "tile": name(tile)}
+        return event_of("kong_declared", declared)  # G-7 rob window
+    added: Konged = {"seat": seat, "tile": name(tile), "kind": "added", "from": None}
+    return event_of("konged", added)
 
 
 # ---- automatic consequences ----------------------------------------------------------------------
@@ -282,24 +301,17 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
     if hand.need_draw:
         if hand.wall_count == 0:
             return _hand_ended_events(state, None)  # G-8 荒庄
-        source = "kong" if hand.draw_source == "kong_pending" else "wall"
+        source: DrawSource = "kong" if hand.draw_source == "kong_pending" else "wall"
         tile = hand.wall[hand.tail - 1] if source == "kong" else hand.wall[hand.head]
-        return [{"type": "drew", "seat": seat, "tile": name(tile), "source": source}]
+        drew: Drew = {"seat": seat, "tile": name(tile), "source": source}
+        return [event_of("drew", drew)]
     me = hand.seats[seat]
     if not me.ready or hand.drawn is None or hand.dealer_ting_then_hu:
         return []
     acts = legal_actions(state, seat)
     if {"action": "hu"} in acts and variant_of(state).must_win():  # K-5 有胡必胡
-        return [
-            {
-                "type": "won",
-                "seat": seat,
-                "tile": name(hand.drawn),
-                "by": self_draw_kind(state),
-                "from": None,
-                "auto": True,
-            }
-        ]
+        won: Won = {"seat": seat, "tile": name(hand.drawn), "by": self_draw_kind(state), "from": None, "auto": True}
+        return [event_of("won", won)]
     if len(acts) == 1:  # K-3 / H-4: the locked hand's drawn tile goes automatically
         return [_discarded_event(seat, hand.drawn, face_down=False, auto=True)]
     return []
@@ -310,7 +322,8 @@ def _window_automatic(state: MatchState) -> list[dict[str, Any]]:
     if variant_of(state).must_win():  # K-5
         for seat in after(window.source):
             if "hu" in window.allowed.get(seat, ()) and seat not in window.responses:
-                return [{"type": "responded", "seat": seat, "response": "hu", "window": window.kind, "auto": True}]
+                answer: Responded = {"seat": seat, "response": "hu", "window": window.kind, "auto": True}
+                return [event_of("responded", answer)]
     return _resolve_window(state)
 
 
@@ -327,25 +340,30 @@ def _resolve_window(state: MatchState) -> list[dict[str, Any]]:
             if answer is None:
                 return []
             if answer == "hu":
-                by = "discard" if window.kind == CLAIM else "rob_kong"
-                return [{"type": "won", "seat": seat, "tile": tile, "by": by, "from": window.source}]
+                by: WinBy = "discard" if window.kind == CLAIM else "rob_kong"
+                won: Won = {"seat": seat, "tile": tile, "by": by, "from": window.source}
+                return [event_of("won", won)]
     if any(seat not in window.responses for seat in window.allowed):
         return []
     for seat in after(window.source):
         answer = window.responses.get(seat)
         if answer == "pung":
-            return [{"type": "punged", "seat": seat, "tile": tile, "from": window.source}]
+            punged: Punged = {"seat": seat, "tile": tile, "from": window.source}
+            return [event_of("punged", punged)]
         if answer == "kong":
-            return [{"type": "konged", "seat": seat, "tile": tile, "kind": "exposed", "from": window.source}]
+            exposed: Konged = {"seat": seat, "tile": tile, "kind": "exposed", "from": window.source}
+            return [event_of("konged", exposed)]
     if window.kind == ROB:
         if hand.pending_kong is None:
             raise ValueError("a rob window without its kong")
         konger, kong_tile = hand.pending_kong
-        return [{"type": "konged", "seat": konger, "tile": name(kong_tile), "kind": "added", "from": None}]
+        added: Konged = {"seat": konger, "tile": name(kong_tile), "kind": "added", "from": None}
+        return [event_of("konged", added)]
     if hand.wall_count == 0:
         return _hand_ended_events(state, None)
     next_seat = (window.source + 1) % 4
-    return [{"type": "drew", "seat": next_seat, "tile": name(hand.wall[hand.head]), "source": "wall"}]
+    drew: Drew = {"seat": next_seat, "tile": name(hand.wall[hand.head]), "source": "wall"}
+    return [event_of("drew", drew)]
 
 
 def _hand_ended_events(state: MatchState, winner: Optional[int]) -> list[dict[str, Any]]:
@@ -364,8 +382,7 @@ def _hand_ended_events(state: MatchState, winner: Optional[int]) -> list[dict[st
     next_dealer = rules.next_dealer(state, winner)
     moves = state.deal_moves + (1 if next_dealer != hand.dealer else 0)
     over = _match_over(state, moves)
-    ended = {
-        "type": "hand_ended",
+    ended: HandEnded = {
         "hand": hand.number,
         "outcome": "draw" if winner is None else "win",
         "winner": winner,
@@ -378,13 +395,15 @@ def _hand_ended_events(state: MatchState, winner: Optional[int]) -> list[dict[st
         },
         "seed": hand.seed,
         "commitment": hand.commitment,
-        **({"wall_parts": hand.wall_parts} if hand.wall_parts is not None else {}),
         "next_dealer": next_dealer,
         "match_over": over,
     }
+    if hand.wall_parts is not None:
+        ended["wall_parts"] = {"server": hand.wall_parts["server"], "seats": hand.wall_parts["seats"]}
     if not over:
-        return [ended]
-    return [ended, {"type": "match_ended", "scores": scores, "hands": state.hands_played + 1}]
+        return [event_of("hand_ended", ended)]
+    final: MatchEnded = {"scores": scores, "hands": state.hands_played + 1}
+    return [event_of("hand_ended", ended), event_of("match_ended", final)]
 
 
 def _public_win(win: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:

@@ -140,20 +140,19 @@ class MatchService:
         """
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
-        event: dict[str, Any] = {
-            "type": rooms.MATCH_CREATED,
+        created: rooms.MatchCreated = {
             "variant": variant,
             "options": normalised,
             "owner_token_hash": rooms.token_hash(owner_token),
         }
         committed = walls.commitment(self.repo.keyring, match_id)
         if committed is not None:  # joint walls (G-11): published before any seat can join
-            event["wall_commitment"] = committed
+            created["wall_commitment"] = committed
         if deadline_seconds is not None:
-            event["deadline_seconds"] = deadline_seconds
+            created["deadline_seconds"] = deadline_seconds
         if claim_seconds is not None:
-            event["claim_seconds"] = claim_seconds
-        self.repo.append(match_id, 0, [event])
+            created["claim_seconds"] = claim_seconds
+        self.repo.append(match_id, 0, [{"type": rooms.MATCH_CREATED, **created}])
         return match_id, owner_token, self.repo.load(match_id)
 
     def join(self, match_id: str, name: str, randomness: Optional[str] = None) -> tuple[int, str, Loaded]:
@@ -215,8 +214,7 @@ class MatchService:
             seat = loaded.room.free_seat()
             if seat is None:
                 raise Conflict("match_full", "every seat is taken")
-            joined = {
-                "type": rooms.SEAT_JOINED,
+            joined: rooms.SeatJoined = {
                 "seat": seat,
                 "name": name or f"Bot {seat + 1}",
                 "bot": bot,
@@ -224,7 +222,9 @@ class MatchService:
             }
             if randomness is not None and not bot:
                 joined["randomness"] = randomness
-            events: list[dict] = [{**joined, "level": level} if bot else joined]
+            if bot:
+                joined["level"] = level
+            events: list[dict] = [{"type": rooms.SEAT_JOINED, **joined}]
             state = loaded.state
             if seat == rooms.SEATS - 1:
                 parts = loaded.room.seat_parts()
@@ -261,25 +261,25 @@ class MatchService:
     # -- settings of a match (correspondence play) ----------------------------------
     def set_orders(self, match_id: str, seat: int, auto_pass: bool, auto_discard: bool) -> Loaded:
         """Replace a seat's standing orders (an `orders_set` event); they apply at once."""
-        event = {"type": rooms.ORDERS_SET, "seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard}
-        return self._append_service_event(match_id, event)
+        orders: rooms.OrdersSet = {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard}
+        return self._append_service_event(match_id, {"type": rooms.ORDERS_SET, **orders})
 
     def set_spectating(self, match_id: str, enabled: bool) -> Loaded:
         """Turn the public view, feed and stream on or off (a `spectating_set` event)."""
-        return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, "enabled": enabled})
+        spectating: rooms.SpectatingSet = {"enabled": enabled}
+        return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, **spectating})
 
     def reissue_seat(self, match_id: str, seat: int, token_hash: str) -> Loaded:
         """A new token for a human seat (a `seat_reissued` event): the seat's old token stops working."""
-        return self._append_service_event(
-            match_id, {"type": rooms.SEAT_REISSUED, "seat": seat, "token_hash": token_hash}
-        )
+        reissued: rooms.SeatReissued = {"seat": seat, "token_hash": token_hash}
+        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, **reissued})
 
     def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
         """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
         secret = new_secret() if url is not None else None
         row = self.webhooks.writer(stream_of(match_id), seat, url, secret, self.now())
-        event = {"type": rooms.WEBHOOK_SET, "seat": seat, "registered": url is not None}
-        loaded = self._append_service_event(match_id, event, Effects(writes=(row,)))
+        registered: rooms.WebhookSet = {"seat": seat, "registered": url is not None}
+        loaded = self._append_service_event(match_id, {"type": rooms.WEBHOOK_SET, **registered}, Effects(writes=(row,)))
         if url is not None:
             self.notifier.ensure_worker()
         return secret, loaded
@@ -539,7 +539,8 @@ def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:
     follows the last one, so without it nobody else's version would move (service/model/numbering.py)
     and the dealer's long-poll or stream would never learn that it may discard."""
     if before.phase == TING and after.phase != TING:
-        return new + [{"type": rooms.WINDOW_CLOSED, "window": TING}]
+        closed: rooms.WindowClosed = {"window": "ting"}  # engine.state.TING
+        return new + [{"type": rooms.WINDOW_CLOSED, **closed}]
     return new
 
 
