@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan
-from .side_tables import DDL as SIDE_DDL
+from .side_tables import DDL as SIDE_DDL, LEASES_DDL
 
 #: an advisory lock id for migrations (two nodes starting at once must not both CREATE)
 SCHEMA_LOCK = 7_017_001
@@ -147,6 +147,7 @@ MIGRATIONS = (
         _run([*DDL, APPEND_FUNCTION, *SIDE_DDL]),
     ),
     Migration(2, "feed positions independent of the cluster's transaction ids (tf_feed)", True, _run(FEED_DDL)),
+    Migration(3, "leases (tf_leases)", True, _run(LEASES_DDL)),
 )
 LATEST = MIGRATIONS[-1].version
 

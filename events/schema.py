@@ -8,7 +8,7 @@ from sqlite_utils import Database
 
 from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
 from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan, refuse_offline, refuse_older
-from .side_tables import DDL as SIDE_DDL
+from .side_tables import DDL as SIDE_DDL, LEASES_DDL
 
 #: `position` is the rowid, given out as max + 1 under the write lock; deletes are refused (the
 #: triggers below), so a position is never reused without AUTOINCREMENT, whose sqlite_sequence
@@ -77,7 +77,15 @@ def _baseline(conn: sqlite3.Connection) -> None:
 
 
 #: the numbered migrations (events/migrations.py); append, never edit one that has shipped
-MIGRATIONS = (Migration(1, "events, heads, idempotency, outbox, meta, snapshots, side tables", False, _baseline),)
+def _leases(conn: sqlite3.Connection) -> None:
+    for statement in LEASES_DDL:
+        conn.execute(statement)
+
+
+MIGRATIONS = (
+    Migration(1, "events, heads, idempotency, outbox, meta, snapshots, side tables", False, _baseline),
+    Migration(2, "leases (tf_leases)", True, _leases),
+)
 LATEST = MIGRATIONS[-1].version
 V1_TABLES = ("events", "stream_heads", "snapshots", "idempotency", "outbox", "meta", "tf_decisions", "tf_webhooks")
 V1_COLUMNS = (("snapshots", "chain_hash"), ("snapshots", "seal"), ("outbox", "claimed_until"))

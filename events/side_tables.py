@@ -4,6 +4,9 @@
   pending (by the service's clock), when it is due, and the stream version the row describes;
   rewritten in the same transaction as every append of the match (`append(..., extra=...)`).
 * `tf_webhooks`: a seat's webhook URL and its HMAC signing secret (never in the event stream).
+* `tf_leases` (a later migration, `LEASES_DDL`): one row per named lease, who holds it and until
+  when (service/infra/lease.py: the ticker's). Created with the schema, never on first use, so
+  nothing a request does (a readiness probe reading the lease) creates a table.
 
 The statements are portable (SQLite and PostgreSQL): the service reaches these tables only
 through a store's `query(sql, params)` / `write(fn)` and `extra(conn)`, with `?` placeholders.
@@ -27,4 +30,11 @@ DDL = [
         secret     TEXT    NOT NULL,
         created_at TEXT    NOT NULL,
         PRIMARY KEY (stream, seat))""",
+]
+
+#: a later migration of both backends (online: it only creates a table); never copied (a lease is
+#: the running deployment's, not the data's)
+LEASES_DDL = [
+    "CREATE TABLE IF NOT EXISTS tf_leases ("
+    "name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL)",
 ]

@@ -1,7 +1,7 @@
 """A lease in the database: one holder at a time across worker processes and nodes.
 
-`Lease(store, name, ttl)` keeps one row of `tf_leases` (created on first use: SQLite and PostgreSQL
-alike). `take()` takes the lease when it is free or expired, or renews it when this holder has it,
+`Lease(store, name, ttl)` keeps one row of `tf_leases` (created by the store's migrations,
+events/side_tables.py: nothing here creates a table, so reading a lease writes nothing). `take()` takes the lease when it is free or expired, or renews it when this holder has it,
 in one statement, and says whether this holder now holds it until `ttl` seconds from now: whoever
 runs the service's ticker (service/usecases/ticker.py) holds the lease named "ticker", so each
 overdue deadline is settled by one worker of one node. A holder that dies stops renewing; another
@@ -13,16 +13,11 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-DDL = (
-    "CREATE TABLE IF NOT EXISTS tf_leases ("
-    "name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL)"
-)
 TAKE = (
     "INSERT INTO tf_leases (name, holder, expires_at) VALUES (?, ?, ?) "
     "ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at "
@@ -59,22 +54,9 @@ class Lease:
         self.store, self.name, self.ttl = store, name, ttl
         self.holder = holder or holder_name()
         self._clock = clock
-        self._made = False
-        self._lock = threading.Lock()
-
-    def _ensure_table(self) -> None:
-        if not self._made:
-            with self._lock:
-                if not self._made:
-                    try:
-                        self.store.write(lambda conn: conn.execute(DDL))
-                    except Exception:  # noqa: BLE001 - another process created it at the same moment
-                        self.store.query("SELECT 1 FROM tf_leases LIMIT 1")  # raises if it still does not exist
-                    self._made = True
 
     def take(self) -> bool:
         """Take the lease (free or expired) or renew it (ours) until now + ttl; True iff ours now."""
-        self._ensure_table()
         now = self._clock()
 
         def take(conn: Any) -> bool:
@@ -87,14 +69,12 @@ class Lease:
 
     def release(self) -> None:
         """Give the lease up at once (a stopping worker), so another takes it without waiting it out."""
-        self._ensure_table()
         self.store.write(
             lambda conn: conn.execute("DELETE FROM tf_leases WHERE name = ? AND holder = ?", [self.name, self.holder])
         )
 
     def state(self) -> LeaseState:
         """Who holds the lease, and whether this process holds it or could take it now (one read, no write)."""
-        self._ensure_table()
         rows = self.store.query("SELECT holder, expires_at FROM tf_leases WHERE name = ?", [self.name])
         if not rows:
             return LeaseState(False, True, None, None)
