@@ -1,12 +1,13 @@
 """A lease in the database: one holder at a time across worker processes and nodes.
 
 `Lease(store, name, ttl)` keeps one row of `tf_leases` (created by the store's migrations,
-events/side_tables.py: nothing here creates a table, so reading a lease writes nothing). `take()` takes the lease when it is free or expired, or renews it when this holder has it,
-in one statement, and says whether this holder now holds it until `ttl` seconds from now: whoever
-runs the service's ticker (service/usecases/ticker.py) holds the lease named "ticker", so each
-overdue deadline is settled by one worker of one node. A holder that dies stops renewing; another
-takes the lease once it has expired. `state()` is for a readiness probe: whether this holder holds
-the lease or could take it now, without taking it.
+events/side_tables.py: nothing here creates a table, so reading a lease writes nothing). `take()`
+takes the lease when it is free or expired, or renews it when this holder has it, in one statement,
+and says whether this holder now holds it until `ttl` seconds from now: whoever runs the service's
+ticker (service/usecases/ticker.py) holds the lease named "ticker", so each overdue deadline is
+settled by one worker of one node. A holder that dies stops renewing; another takes the lease once
+it has expired. `state()` is for a readiness probe: whether this holder holds the lease or could
+take it now, without taking it.
 """
 
 from __future__ import annotations

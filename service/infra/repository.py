@@ -82,6 +82,27 @@ class StateCache:
                 self._items.popitem(last=False)
 
 
+class Unkept:
+    """The newest fold of each match a cold load made without a usable snapshot, until the ticker
+    keeps its snapshot (bounded: forgetting one only costs another fold)."""
+
+    LIMIT = 1_000
+
+    def __init__(self) -> None:
+        self._items: dict[str, Loaded] = {}
+        self._lock = threading.Lock()
+
+    def note(self, loaded: Loaded) -> None:
+        with self._lock:
+            if loaded.match_id in self._items or len(self._items) < self.LIMIT:
+                self._items[loaded.match_id] = loaded
+
+    def take(self) -> list[Loaded]:
+        with self._lock:
+            items, self._items = list(self._items.values()), {}
+        return items
+
+
 VERIFIED_LIMIT = 100_000  # match ids whose checked range a worker remembers
 
 
@@ -101,6 +122,7 @@ class MatchRepository:
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
         self._verified: dict[str, int] = {}  # match id -> rows after this version were checked
+        self._unkept = Unkept()  # cold loads' folds whose snapshot the ticker writes (keep_folded)
 
     def load(self, match_id: str) -> Loaded:
         """The match at its latest version; NotFound when there is no such match.
@@ -124,11 +146,20 @@ class MatchRepository:
             return cached
         loaded = self._fold(match_id, cached, new)
         self.cache.put(loaded)
-        if cold and len(new) >= self.snapshots.every:  # none yet, or of an older rules version: rebuild
-            self.snapshots.save(
-                stream_of(match_id), loaded.version, loaded.state, loaded.room, numbering=loaded.numbering
-            )
+        if cold and len(new) >= self.snapshots.every:  # none yet, or of an older rules version
+            self._unkept.note(loaded)  # kept by the ticker (keep_folded): a load never writes
         return loaded
+
+    def keep_folded(self) -> int:
+        """Save the snapshot of every match a cold load of this worker folded from further back
+        than a snapshot's worth of events (none yet, or of an older rules version, or an import),
+        so the next cold load anywhere reads it; the ticker calls it (a read never writes)."""
+        taken = self._unkept.take()
+        for loaded in taken:
+            self.snapshots.save(
+                stream_of(loaded.match_id), loaded.version, loaded.state, loaded.room, numbering=loaded.numbering
+            )
+        return len(taken)
 
     def _from_snapshot(self, match_id: str, max_version: Optional[int] = None) -> Optional[Loaded]:
         found = self.snapshots.load(stream_of(match_id), max_version)

@@ -1,8 +1,9 @@
 """Snapshots: a match's folded state kept beside its events (never replacing them).
 
 A snapshot is kept every `every` events and at every hand end (by the worker that appended
-them), and when a cold load had to fold more than `every` events (which also rebuilds snapshots
-after the engine's rules version changed). With `head` on, every other append also leaves the
+them), and after a cold load had to fold more than `every` events (which also rebuilds snapshots
+after the engine's rules version changed, or of an import): saved by the worker's ticker
+(`MatchRepository.keep_folded`), never by the load, since a read writes nothing. With `head` on, every other append also leaves the
 stream's rolling latest snapshot (one row per match, replaced by the next), so a cold load folds
 no event at all: folding is dear (a discard costs a claim analysis for each seat). A cold load reads the latest snapshot in the current
 format plus the events after it. The format key names the engine's rules version and the shape

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -280,18 +279,14 @@ def import_record(repo: MatchRepository, match_id: str) -> Optional[dict]:
     return stored[0].payload if stored and stored[0].type == IMPORTED else None
 
 
-def export_signatures(repo: MatchRepository, match_id: str, rows: list[dict]) -> list[dict]:
-    """The signed heads of a finished match: an imported one's as they were imported; the server's
-    own, with its head signed now if no signature covers it yet (a match finished before signing
-    existed, or a crash between the last append and its signature)."""
+def export_signatures(repo: MatchRepository, match_id: str) -> list[dict]:
+    """The signed heads of a finished match: an imported one's as they were imported, else the
+    server's own as stored. Never signs (a read writes nothing): a head that no signature covers
+    yet is signed by the ticker (signing.sign_unsigned)."""
     record = import_record(repo, match_id)
     if record is not None:
         return list(record.get("signatures") or [])
-    signed = signing.signatures_of(repo, match_id)
-    if rows and repo.keyring is not None and not any(s.get("version") == rows[-1]["version"] for s in signed):
-        now = datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-        signed.append(signing.sign_head(repo, match_id, rows[-1]["version"], rows[-1]["hash"], now))
-    return signed
+    return signing.signatures_of(repo, match_id)
 
 
 def export_rows(repo: MatchRepository, match_id: str) -> list[dict]:
@@ -318,7 +313,7 @@ def export(repo: MatchRepository, match_id: str, fmt: str) -> tuple[str, str]:
         raise Invalid("invalid_format", f"format must be one of {', '.join(FORMATS)}")
     loaded = finished(repo, match_id)
     rows = export_rows(repo, match_id)
-    signed = export_signatures(repo, match_id, rows) if fmt != "text" else []
+    signed = export_signatures(repo, match_id) if fmt != "text" else []
     if fmt == "ndjson":
         return to_ndjson(rows) + "".join(signature_line(r) + "\n" for r in signed), "application/x-ndjson"
     if fmt == "json":

@@ -433,10 +433,15 @@ class MatchService:
 
     def heal(self, match_id: str) -> None:
         """Advance a match whose deal or bot moves were never written (a worker killed between its
-        two appends), so any read moves it on, not only the acting client's keyed retry.
+        two appends), and sign a finished match's ends and head that no signature covers (killed
+        between its last append and the signature): the ticker's part, never a read's.
         Costs a cached load and a look at the state when nothing is due."""
         loaded = self.repo.load(match_id)
-        if not loaded.started or loaded.over:
+        if loaded.over:
+            if self.repo.keyring is not None and not self.imported(match_id):
+                signing.sign_unsigned(self.repo, match_id, self.now())
+            return
+        if not loaded.started:
             return
         state = loaded.state
         bots = any(loaded.room.is_bot(seat) for seat in engine.pending_seats(state))
@@ -492,6 +497,11 @@ class MatchService:
         self.advance(match_id)
         metrics.DEADLINES_SETTLED.inc()
         return True
+
+    def keep_snapshots(self) -> int:
+        """Write the snapshots this worker's cold loads folded without one (the ticker's part: a
+        load never writes); how many."""
+        return self.repo.keep_folded()
 
     def tick(self) -> dict:
         """Settle every overdue decision of every match, then deliver the due notices."""

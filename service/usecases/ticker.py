@@ -9,7 +9,10 @@ from a clock process.
 
 A pass: take or renew the lease; settle every overdue decision and deliver the due notices
 (`MatchService.tick`); heal the matches appended to since the last pass (on taking the lease, every
-match), once their last append is `grace` seconds old (so a worker still dealing is not raced).
+match), once their last append is `grace` seconds old (so a worker still dealing is not raced):
+deal, play bots, and sign a finished match's unsigned ends and head. Every worker's pass, lease or
+not, also keeps the snapshots of what its own cold loads folded without one (`keep_snapshots`):
+a request only reads, so this is where that fold is saved for the next cold load.
 """
 
 from __future__ import annotations
@@ -53,9 +56,11 @@ class Ticker:
         (`tilefold tick`: the operator runs it; a concurrent settle is safe, only wasted)."""
         if leased and not self.lease.take():
             self._position = None  # whoever holds it heals; when ours again, sweep every match
+            self.svc.keep_snapshots()  # this worker's own cold folds: only it knows of them
             return None
         report = self.svc.tick()
         report["matches_healed"] = self._heal(wait=leased)
+        report["snapshots_kept"] = self.svc.keep_snapshots()
         self.passes += 1
         return report
 

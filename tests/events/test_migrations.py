@@ -59,7 +59,8 @@ def test_an_unversioned_complete_schema_is_adopted_by_a_starting_node(backend):
     raw(backend, ["DROP TABLE schema_version", "DROP TABLE tf_leases"])  # as the code before made it
     if backend.name == "postgresql":  # nor tf_feed
         raw(backend, ["DROP FUNCTION tf_feed_limit()", "DROP TABLE tf_feed"])
-    with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):  # later versions missing: a reader does not migrate
+    # later versions are missing: a reader does not migrate
+    with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):
         store.check_schema()
     started = reopen(backend, online_only=True)
     assert started.schema_version() == latest(store) and versions(backend)[0] == 1

@@ -1,10 +1,15 @@
-"""A read never writes: every GET of the API (its OpenAPI document) and of the pages, over matches
-with an overdue move deadline and a deal left half-written, appends nothing; the ticker
-(service/usecases/ticker.py) settles them. Both backends."""
+"""A read never writes: every GET and HEAD of the API (its OpenAPI document) and of the pages, over
+matches with an overdue move deadline, a deal left half-written and a finished match whose head no
+signature covers yet, changes no row of any table (nor the set of tables), in a worker that has the
+matches cached and in a fresh one on a database without snapshots (every load cold); the ticker
+(service/usecases/ticker.py) then settles the deadline, writes the deal, signs the head and keeps the
+snapshots the cold loads folded. Both backends."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import sqlite3
 
 import pytest
 
@@ -15,27 +20,92 @@ from test_import_integrity import played
 
 from service.infra.clock import ManualClock
 from service.http.pages import auth
+from service.usecases import signing
 from service.usecases.ticker import Ticker
 from service.http.services import services
 
 
-@pytest.fixture
-def app(backend, tmp_path):
+SNAPSHOT_EVERY = 10  # so that a cold load of any match here folds more events than one snapshot's worth
+
+
+def _app(backend, tmp_path, clock):
     from service.app import create_app
 
-    made = create_app(
+    return create_app(
         {
             "DATABASE": backend.target,
             "TESTING": True,
-            "CLOCK": ManualClock(),
+            "CLOCK": clock,
             "WEBHOOK_WORKER": False,
             "KEYS": str(tmp_path / "keys"),
             "STREAM_LIFETIME": 0.3,
             "STREAM_HEARTBEAT": 0.1,
+            "SNAPSHOT_EVERY": SNAPSHOT_EVERY,
         }
     )
+
+
+@pytest.fixture
+def app(backend, tmp_path):
+    made = _app(backend, tmp_path, ManualClock())
     yield made
     services(made).match.repo.store.close()
+
+
+def _tables(backend) -> dict[str, tuple[int, str]]:
+    """Every table of the store: name -> (rows, SHA-256 over its rows in a fixed order), read
+    directly (not through the store, whose reads are what is under test)."""
+    if backend.name == "sqlite":
+        conn = sqlite3.connect(backend.target)
+        try:
+            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            contents = {name: conn.execute(f'SELECT * FROM "{name}"').fetchall() for name in names}
+        finally:
+            conn.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(backend.target) as conn:
+            names = [
+                r[0]
+                for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").fetchall()
+            ]
+            contents = {name: conn.execute(f'SELECT * FROM "{name}"').fetchall() for name in names}
+    return {
+        name: (len(rows), hashlib.sha256("\n".join(sorted(repr(r) for r in rows)).encode()).hexdigest())
+        for name, rows in contents.items()
+    }
+
+
+def _changed(before: dict, after: dict) -> dict:
+    return {
+        name: (before.get(name), after.get(name))
+        for name in set(before) | set(after)
+        if before.get(name) != after.get(name)
+    }
+
+
+def _drop_snapshots(backend) -> None:
+    """Every snapshot gone (a database from before snapshots, or of an older rules version)."""
+    if backend.name == "sqlite":
+        conn = sqlite3.connect(backend.target, isolation_level=None)
+        try:
+            conn.execute("DELETE FROM snapshots")
+        finally:
+            conn.close()
+    else:
+        backend.sql("DELETE FROM snapshots")
+
+
+def _finished_unsigned(app) -> tuple[str, str, str]:
+    """A finished match whose last append was never signed (the worker killed between the append
+    and its signature, or a match finished before signing existed)."""
+    repo = services(app).match.repo
+    keyring, repo.keyring = repo.keyring, None
+    try:
+        return played(app)
+    finally:
+        repo.keyring = keyring
 
 
 def _half_dealt(svc, api) -> str:
@@ -67,33 +137,12 @@ def _get_routes(app) -> list[str]:
     return sorted(set(rules))
 
 
-def test_a_crawl_of_every_get_route_appends_nothing_and_the_ticker_settles(app, backend):
-    """Given a match whose dealer's deadline is overdue, a match whose next deal was never written
-    and a finished match, when every GET route (API and pages) is asked for each of them, with no
-    token, a seat's token (and its cookie) and the owner's, then the store holds exactly the events
-    it held before; and when the ticker passes, the deadline is settled and the deal written."""
-    svc = services(app).match
-    clock = app.config["CLOCK"]
-    api = MatchClient(flask_transport(app.test_client()))
-    created = api.call(
-        "POST", "/api/matches", {"variant": "koudiandian", "options": {"hands": 1}, "deadline_seconds": HOUR}
-    )
-    late, late_owner = created.body["id"], created.body["owner_token"]
-    late_tokens = [api.join(late, f"p{i}") for i in range(4)]
-    half = _half_dealt(svc, api)
-    done, done_owner, done_token = played(app)
-    clock.advance(HOUR + 1)
-    assert svc.decisions.any_overdue(f"match-{late}", svc.now())
-    assert svc.repo.load(half).state.needs_new_hand
-
-    spec = app.test_client().get("/api/openapi.json").get_json()
-    api_gets = {re.sub(r"\{(\w+)\}", r"<\1>", path) for path, ops in spec["paths"].items() if "get" in ops}
+def _crawl(app, matches: list[tuple[str, list[str]]]) -> int:
+    """GET and HEAD every route of `app` for each match, with no token and with each of its tokens
+    (a seat's also as its cookie); the number of requests."""
     routes = _get_routes(app)
-    assert api_gets <= set(routes), api_gets - set(routes)  # the OpenAPI document's GETs are all crawled
-
-    before = backend.count("events")
     asked = 0
-    for match_id, tokens in ((late, [late_tokens[0], late_owner]), (half, []), (done, [done_token, done_owner])):
+    for match_id, tokens in matches:
         for rule in routes:
             path = rule.replace("<match_id>", match_id)
             if "<" in path:
@@ -108,14 +157,70 @@ def test_a_crawl_of_every_get_route_appends_nothing_and_the_ticker_settles(app, 
                     reply.get_data()  # a stream runs to its end (STREAM_LIFETIME)
                     assert reply.status_code < 500 or reply.status_code == 503, (path, reply.status_code)
                     asked += 1
-    assert asked > 100
-    assert backend.count("events") == before, "a GET or HEAD appended events"
+    return asked
+
+
+def test_a_crawl_of_every_get_route_changes_no_table_and_the_ticker_settles(app, backend, tmp_path):
+    """Given a match whose dealer's deadline is overdue, a match whose next deal was never written,
+    a finished match and a finished match whose head no signature covers, when every GET route (API
+    and pages) is asked with GET and HEAD for each of them, with no token, a seat's token (and its
+    cookie) and the owner's, first by a fresh worker on the database without its snapshots (every
+    load cold) and then by the worker that played them, then no table changes at all (its rows and
+    their checksum, and no table appears); and when the ticker passes, the deadline is settled, the
+    deal written, the finished match's head signed and the folded matches' snapshots kept."""
+    svc = services(app).match
+    clock = app.config["CLOCK"]
+    api = MatchClient(flask_transport(app.test_client()))
+    created = api.call(
+        "POST", "/api/matches", {"variant": "koudiandian", "options": {"hands": 1}, "deadline_seconds": HOUR}
+    )
+    late, late_owner = created.body["id"], created.body["owner_token"]
+    late_tokens = [api.join(late, f"p{i}") for i in range(4)]
+    half = _half_dealt(svc, api)
+    done, done_owner, done_token = played(app)
+    unsigned, unsigned_owner, unsigned_token = _finished_unsigned(app)
+    clock.advance(HOUR + 1)
     assert svc.decisions.any_overdue(f"match-{late}", svc.now())
     assert svc.repo.load(half).state.needs_new_hand
+    head = svc.repo.version(unsigned)
+    assert head not in {s["version"] for s in signing.signatures_of(svc.repo, unsigned)}
 
-    report = Ticker(svc, grace=0.0).run_once()
+    spec = app.test_client().get("/api/openapi.json").get_json()
+    api_gets = {re.sub(r"\{(\w+)\}", r"<\1>", path) for path, ops in spec["paths"].items() if "get" in ops}
+    assert api_gets <= set(_get_routes(app)), api_gets - set(_get_routes(app))  # the document's GETs are crawled
+    matches = [
+        (late, [late_tokens[0], late_owner]),
+        (half, []),
+        (done, [done_token, done_owner]),
+        (unsigned, [unsigned_token, unsigned_owner]),
+    ]
+
+    _drop_snapshots(backend)
+    before = _tables(backend)
+    assert before["snapshots"][0] == 0 and before["events"][0] > 4 * SNAPSHOT_EVERY
+    cold = _app(backend, tmp_path, clock)  # a worker started on the database: nothing cached
+    try:
+        asked = _crawl(cold, matches)
+        changed = _changed(before, _tables(backend))
+        assert not changed, f"a GET or HEAD of a fresh worker changed {sorted(changed)}: {changed}"
+        asked += _crawl(app, matches)
+        assert asked > 200
+        changed = _changed(before, _tables(backend))
+        assert not changed, f"a GET or HEAD changed {sorted(changed)}: {changed}"
+        assert svc.decisions.any_overdue(f"match-{late}", svc.now())
+        assert svc.repo.load(half).state.needs_new_hand
+
+        cold_svc = services(cold).match
+        report = Ticker(cold_svc, grace=0.0).run_once()
+    finally:
+        services(cold).match.repo.store.close()
     assert report is not None and report["matches_settled"] == 1
     assert not svc.decisions.any_overdue(f"match-{late}", svc.now())
     assert not svc.repo.load(half).state.needs_new_hand and svc.repo.load(half).state.hand.number == 2
     timeouts = [e for e in svc.repo.read(late) if e.payload.get("reason") == "timeout"]
     assert len(timeouts) == 1
+    assert head in {s["version"] for s in signing.signatures_of(svc.repo, unsigned)}  # exports carry it
+    exported = app.test_client().get(f"/api/matches/{unsigned}/export").get_data(as_text=True)
+    assert f'"version":{head}' in exported.splitlines()[-1].replace(" ", "")
+    kept = {row[0] for row in backend.sql("SELECT DISTINCT stream FROM snapshots")}
+    assert {f"match-{done}", f"match-{unsigned}"} <= kept  # the cold loads' folds, kept by the ticker

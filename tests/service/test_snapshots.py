@@ -99,7 +99,8 @@ def test_snapshots_are_written_at_hand_ends_and_every_n_events_through_the_servi
 def test_a_changed_rules_version_ignores_old_snapshots_and_rebuilds_them(tmp_path, monkeypatch):
     """Given a snapshot written under rules version 1 (here deliberately wrong: the state after
     one event stamped as a later version), when the rules version changes, then a cold load
-    ignores it (the full fold), and writes a new snapshot in the new version's format."""
+    ignores it (the full fold) and writes nothing, and the ticker's pass (keep_folded) writes a new
+    snapshot in the new version's format."""
     store = EventStore.initialise(str(tmp_path / "r.db"))
     events = bot_match("hanshan", 1, "r")
     stored_match(store, "m", events, "hanshan")
@@ -111,8 +112,11 @@ def test_a_changed_rules_version_ignores_old_snapshots_and_rebuilds_them(tmp_pat
 
     monkeypatch.setattr(engine, "RULES_VERSION", engine.RULES_VERSION + 1)
     assert snapshots.format_key() != old_key
-    loaded = MatchRepository(store, snapshot_every=10).load("m")
+    repo = MatchRepository(store, snapshot_every=10)
+    loaded = repo.load("m")
     assert loaded.state == engine.fold(events)
+    assert store.load_snapshot(stream_of("m"), snapshots.format_key()) is None  # a load never writes
+    assert repo.keep_folded() == 1 and repo.keep_folded() == 0
     rebuilt = store.load_snapshot(stream_of("m"), snapshots.format_key())
     assert rebuilt is not None and rebuilt[0] == total
     assert snapshots.decode(rebuilt[1])[0] == engine.fold(events)
@@ -167,6 +171,8 @@ def test_a_file_from_before_seals_gets_the_columns_and_its_unsealed_snapshots_ar
     )
     conn.commit()
     assert {"chain_hash", "seal"} <= {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
-    assert MatchRepository(store, snapshot_every=10).load("m").state == engine.fold(events)
+    repo = MatchRepository(store, snapshot_every=10)
+    assert repo.load("m").state == engine.fold(events)
+    repo.keep_folded()  # the ticker's pass
     sealed = conn.execute("SELECT seal FROM snapshots WHERE key = ?", [snapshots.format_key()]).fetchall()
     assert sealed and all(row[0] for row in sealed)
