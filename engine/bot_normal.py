@@ -8,13 +8,13 @@ count. Never another hand, a face-down discard of another seat, or the wall.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from engine import analysis as A
 from engine import variants
 from engine.actions import legal_actions
-from engine.scoring import Meld, WinContext, score
+from engine.scoring import Meld, WinContext, legality, score
 from engine.state import MatchState
 from engine.tiles import kind, name, parse, points
 from engine.views import seat_view
@@ -177,17 +177,29 @@ def _value_of(know: Knowledge, live_only: bool = True) -> Callable[[Sequence[int
     """(13 counts, wait) -> what the seat would gain by self-drawing it, by the variant's scoring.
 
     With `live_only`, a wait with no unseen copy is worth 0 without scoring it (it cannot come)."""
+    gains = _gains_of(know, live_only)
+    return lambda rest, t: gains(rest, t)[0]
+
+
+Gains = Callable[[Sequence[int], int], tuple[int, int]]
+
+
+def _gains_of(know: Knowledge, live_only: bool = True) -> Gains:
+    """(13 counts, wait) -> (the seat's gain by self-drawing it, by the variant's scoring; about what
+    a win on another seat's discard gains, 0 where that win is not legal: K-2, K-4, H-3).
+
+    With `live_only`, a wait with no unseen copy is worth (0, 0) without scoring it (it cannot come)."""
     try:
         options_key: Optional[tuple[Any, ...]] = tuple(sorted(know.options.items()))
         hash(options_key)
     except TypeError:
         options_key = None
 
-    def value(rest: Sequence[int], t: int) -> int:
+    def gains(rest: Sequence[int], t: int) -> tuple[int, int]:
         if live_only and not know.hidden[t]:
-            return 0
+            return 0, 0
         if options_key is None:
-            return _win_gain(know, tuple(rest), t)
+            return _win_gains(know, tuple(rest), t)
         key = (
             know.variant,
             options_key,
@@ -199,24 +211,24 @@ def _value_of(know: Knowledge, live_only: bool = True) -> Callable[[Sequence[int
             tuple(rest),
             t,
         )
-        return _cached_gain(key, know, tuple(rest), t)
+        return _cached_gains(key, know, tuple(rest), t)
 
-    return value
-
-
-_GAINS: dict[tuple[Any, ...], int] = {}
+    return gains
 
 
-def _cached_gain(key: tuple[Any, ...], know: Knowledge, rest: tuple[int, ...], t: int) -> int:
+_GAINS: dict[tuple[Any, ...], tuple[int, int]] = {}
+
+
+def _cached_gains(key: tuple[Any, ...], know: Knowledge, rest: tuple[int, ...], t: int) -> tuple[int, int]:
     """Scores are pure in the key: keep up to 50,000 of them (a ready hand is valued again each turn)."""
     if key not in _GAINS:
         if len(_GAINS) >= 50_000:
             _GAINS.clear()
-        _GAINS[key] = _win_gain(know, rest, t)
+        _GAINS[key] = _win_gains(know, rest, t)
     return _GAINS[key]
 
 
-def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
+def _win_gains(know: Knowledge, rest: Sequence[int], t: int) -> tuple[int, int]:
     concealed = tuple(k for k, n in enumerate(rest) for _ in range(n)) + (t,)
     ctx = WinContext(
         variant=know.variant,
@@ -230,6 +242,16 @@ def _win_gain(know: Knowledge, rest: Sequence[int], t: int) -> int:
         ready=True if variants.get(know.variant).ting_to_win else know.ready,  # K-2
         wild=know.rules.wild,
     )
+    own = _gain(know, ctx)
+    if not own:
+        return 0, 0
+    fed = replace(ctx, win_by="discard", discarder=(know.seat + 1) % 4, discarder_ready=False)
+    # the discard win checked (legality, no pattern search) and valued at half: K-7 halves every
+    # multiplier on a discard; in 含山 a self-draw adds H-10's larger extras and 万事
+    return own, (own // 2 if legality(fed) is None else 0)
+
+
+def _gain(know: Knowledge, ctx: WinContext) -> int:
     try:
         result = score(ctx)
     except (ValueError, KeyError):
@@ -375,10 +397,8 @@ def _steps_after(know: Knowledge, tiles: list[int]) -> dict[int, int]:
 
 def _plain_worth(know: Knowledge, o: A.DiscardOption, draws: int, pool: int, plans: Mapping[str, float]) -> float:
     if o.shanten == 0 and o.waits:
-        live = [(n, v) for _, n, v in o.waits if n and v > 0]
-        k = sum(n for n, _ in live)
-        if k and not (variants.get(know.variant).points_caution and not _declarable(know, o)):
-            return chance(0, k, draws) * sum(n * v for n, v in live) / k
+        if o.wait_value > 0 and not (variants.get(know.variant).points_caution and not _declarable(know, o)):
+            return o.wait_value if draws > 0 else 0.0
         return chance(1, o.improving_unseen, draws) * plans.get("plain", 1.0)
     return chance(max(o.shanten, 0), o.improving_unseen, draws) * plans.get("plain", 1.0)
 
@@ -395,7 +415,7 @@ def hand_worth(know: Knowledge, counts: list[int]) -> float:
     plans = variants.get(know.variant).bot_plans
     o = A.judge_hand(counts, know.sets, know.rules, know.hidden)
     if o.shanten == 0:
-        o = _valued(know, counts, o, _value_of(know), variants.get(know.variant).bot_scored_waits)
+        o = _valued(know, counts, o, _gains_of(know), variants.get(know.variant).bot_scored_waits)
     return max(_plain_worth(know, o, draws, pool, plans), _flush_worth(know, counts, draws, pool, plans))
 
 
@@ -466,7 +486,11 @@ def chance(shanten: int, k: int, draws: int) -> float:
     return _STEP**shanten * k / (k + _STEP_HALF)
 
 
-_FEED_CHANCE = {True: 0.10, False: 0.07}  # suit tile / honour: the chance one declared hand waits on it
+# The chance that one declared hand waits on a tile it may win on (6+ points, not safe), as all-greedy
+# self-play measured it (bench/greedy.py, 扣点点 and 耗子, a discarder not declared, one declared hand):
+# suit tiles 10-11%, honours 2-5%. With no copy unseen a suit tile can still complete a sequence wait;
+# an honour cannot be waited on (the declared hand would hold a copy).
+_FEED_CHANCE = {True: (0.05, 0.10), False: (0.0, 0.04)}  # suit / honour: (no copy unseen, some unseen)
 
 
 def feeding_cost(know: Knowledge, tile: int) -> float:
@@ -476,7 +500,7 @@ def feeding_cost(know: Knowledge, tile: int) -> float:
         return 0.0
     if _danger(know, tile) == 0:
         return 0.0
-    chance = _FEED_CHANCE[tile < 27] if know.hidden[tile] else 0.02
+    chance = _FEED_CHANCE[tile < 27][know.hidden[tile] > 0]
     return len(know.threats) * chance * 3 * points(tile)
 
 
@@ -493,37 +517,58 @@ def _valued_options(know: Knowledge, tiles: list[int], judge_all: bool = False) 
     ready = [o for o in options if o.shanten == 0][:_VALUED_DISCARDS]
     if not ready:
         return options
-    value_of = _value_of(know)
+    gains = _gains_of(know)
     cap = variants.get(know.variant).bot_scored_waits
     share = None if cap is None else max(1, cap // len(ready))
-    valued = [_with_values(know, counts, o, value_of, share) for o in ready]
+    valued = [_with_values(know, counts, o, gains, share) for o in ready]
     rest = [o for o in options if o not in ready]
     return sorted(valued, key=A.DiscardOption.key) + rest
 
 
 def _with_values(
-    know: Knowledge, counts: list[int], o: A.DiscardOption, value_of: A.ValueOf, budget: Optional[int]
+    know: Knowledge, counts: list[int], o: A.DiscardOption, gains: Gains, budget: Optional[int]
 ) -> A.DiscardOption:
     """A ready discard with its live waits valued. With a `budget`, only that many are scored, those
     with the most unseen copies (ties: kind order); any others count at the mean of those."""
     rest = list(counts)
     rest[o.tile] -= 1
-    return _valued(know, rest, o, value_of, budget)
+    return _valued(know, rest, o, gains, budget)
 
 
 def _valued(
-    know: Knowledge, rest: list[int], o: A.DiscardOption, value_of: A.ValueOf, budget: Optional[int]
+    know: Knowledge, rest: list[int], o: A.DiscardOption, gains: Gains, budget: Optional[int]
 ) -> A.DiscardOption:
-    """A ready 3n+1 hand's judgement with its live waits valued (see `_with_values`)."""
+    """A ready 3n+1 hand's judgement with its live waits valued (see `_with_values`): each wait with
+    its self-draw gain, and the hand's worth (`_ready_worth`) as its `wait_value`."""
     live = sorted((t for t in o.improving if know.hidden[t]), key=lambda t: (-know.hidden[t], t))
     scored = live if budget is None else live[:budget]
-    values = {t: value_of(rest, t) for t in scored}
+    values = {t: gains(rest, t) for t in scored}
     if len(scored) < len(live):
-        mean = round(sum(values.values()) / len(values))
-        values.update((t, mean) for t in live[len(scored) :])
-    found = tuple((t, know.hidden[t], values.get(t, 0)) for t in o.improving)
-    expected = float(sum(n * v for _, n, v in found))
-    return A.DiscardOption(o.tile, 0, o.improving, o.improving_unseen, found, expected)
+        mean = tuple(round(sum(v[i] for v in values.values()) / len(values)) for i in (0, 1))
+        values.update((t, (mean[0], mean[1])) for t in live[len(scored) :])
+    found = tuple((t, know.hidden[t], values.get(t, (0, 0))[0]) for t in o.improving)
+    worth = _ready_worth([(know.hidden[t], *values[t]) for t in live])
+    return A.DiscardOption(o.tile, 0, o.improving, o.improving_unseen, found, worth)
+
+
+_DISCARD_ROUTE = 1.5  # a live copy winnable on a discard comes this much more often than by one's own draw
+_REACH_HALF = 20  # a ready hand whose live copies weigh this much (1 per self-draw-only copy) wins about half the time
+
+
+def _ready_worth(waits: Sequence[tuple[int, int, int]]) -> float:
+    """A ready hand's worth from its live waits (unseen copies, self-draw gain, discard-win gain):
+    the chance to win, from its copies weighted by the ways they may come (one's own draws; also the
+    three others' discards where a win on them is legal), times the mean gain of a win by those ways
+    (K-7: a discard win is worth less than a self-draw; K-4, H-3: some waits win by self-draw only)."""
+    reach = 0.0
+    total = 0.0
+    for n, own, fed in waits:
+        if n and own > 0:
+            reach += n * (1 + (_DISCARD_ROUTE if fed > 0 else 0))
+            total += n * (own + _DISCARD_ROUTE * max(fed, 0))
+    if not reach:
+        return 0.0
+    return reach / (reach + _REACH_HALF) * total / reach
 
 
 def _kdd_key(know: Knowledge, o: A.DiscardOption) -> tuple[Any, ...]:

@@ -122,7 +122,7 @@ def test_given_a_scoring_budget_when_a_ready_discard_has_more_live_waits_then_th
     """Bounded work per decision: with a budget of 2, the two waits with the most unseen copies are
     scored (ties: kind order), the other live waits count at their mean, dead waits at 0."""
     from engine import analysis as A
-    from engine.bot_normal import _with_values
+    from engine.bot_normal import _ready_worth, _with_values
 
     counts = to_counts_of("123m456p789s23sEE1m")  # the hand only carries the counts: the option is given
     hidden = [4] * 34
@@ -131,15 +131,43 @@ def test_given_a_scoring_budget_when_a_ready_discard_has_more_live_waits_then_th
     option = A.DiscardOption(kind("1m"), 0, (kind("1s"), kind("4s"), kind("7s"), kind("E")), 10)
     scored = []
 
-    def value_of(rest, t):
+    def gains(rest, t):
         scored.append(t)
-        return {kind("4s"): 10, kind("7s"): 20}.get(t, 99)
+        own = {kind("4s"): 10, kind("7s"): 20}.get(t, 99)
+        return own, (own // 2 if t == kind("7s") else 0)  # only 7s may win on a discard
 
-    judged = _with_values(know, counts, option, value_of, 2)
+    judged = _with_values(know, counts, option, gains, 2)
     assert scored == [kind("7s"), kind("4s")]  # 4 and 3 unseen copies before 1s (1 copy); E is dead
     assert judged.waits == ((kind("1s"), 1, 15), (kind("4s"), 3, 10), (kind("7s"), 4, 20), (kind("E"), 0, 0))
-    assert judged.wait_value == 1 * 15 + 3 * 10 + 4 * 20
-    assert _with_values(know, counts, option, value_of, None).wait_value == 1 * 99 + 3 * 10 + 4 * 20
+    assert judged.wait_value == _ready_worth([(4, 20, 10), (3, 10, 0), (1, 15, 5)])
+    assert _with_values(know, counts, option, gains, None).wait_value == _ready_worth(
+        [(4, 20, 10), (3, 10, 0), (1, 99, 0)]
+    )
+
+
+def test_given_two_waits_alike_when_only_one_may_win_on_a_discard_then_that_one_is_worth_more():
+    """K-4 / H-3: a wait that may also win on another seat's discard comes more often (three seats
+    discard) though a discard win gains less than a self-draw (K-7); a dead wait is worth nothing."""
+    from engine.bot_normal import _ready_worth
+
+    self_draw_only = _ready_worth([(4, 30, 0)])
+    also_on_discards = _ready_worth([(4, 30, 15)])
+    assert also_on_discards > self_draw_only > 0
+    assert _ready_worth([(0, 30, 15)]) == 0.0
+
+
+def test_given_a_declared_hand_when_an_honour_has_no_copy_unseen_then_feeding_it_costs_nothing():
+    """扣点点 K-8 defence: an honour wait needs a copy in the declared hand, so an honour whose copies
+    are all seen cannot feed it; a suit tile with no copy unseen still can (a sequence wait)."""
+    from engine import analysis as A
+    from engine.bot_normal import feeding_cost
+
+    counts = to_counts_of("123m456p789s23sEE9m")
+    hidden = [4] * 34
+    hidden[kind("E")], hidden[kind("9m")] = 0, 0
+    know = Knowledge("koudiandian", {}, 0, 0, tuple(counts), (), tuple(hidden), A.Rules(), False, (1,), frozenset())
+    assert feeding_cost(know, kind("E")) == 0.0
+    assert 0 < feeding_cost(know, kind("9m")) < feeding_cost(know, kind("9p"))
 
 
 def test_the_variants_cap_the_waits_the_normal_bot_scores_where_scoring_is_dear():

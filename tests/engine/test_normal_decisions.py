@@ -9,11 +9,12 @@ from bench.normal_decisions import RULE_SETS, digests
 
 MATCHES, HANDS = 1, 4
 
-# Recorded from the normal bot as it judged every discard by worth (before its speed-up).
+# Recorded from the normal bot once it valued a ready hand's waits by the ways they may come (a win on
+# another seat's discard where legal) and fed declared hands by the chances measured in self-play.
 RECORDED = {
-    "kdd": (179, "69d463cd802c146d11d743aca136d9a7dd71458b35045c25e60e9adad7215c4f"),
-    "haozi": (147, "caa2d5a6d2f2cdf04351ab1a561035d5b8d3f0089d677c3c6d50dbe9df33d391"),
-    "hanshan": (118, "5e7a38db95ca79aa0052d53324c5b5771fda06ea48811f8e2c9b91534da1c58f"),
+    "kdd": (166, "01eca4764fab916bb80c298e92528cddcc86839b5b4933e221f44899d6821e1e"),
+    "haozi": (147, "6a5d10e15a50427a5927d2ebdaabe2f00dec8f6ec14031ded7b936e103f1b405"),
+    "hanshan": (128, "a094f7534c086343ac533901b11f18c226a57067ef423ea325b2448c86c661f3"),
 }
 
 
