@@ -82,7 +82,7 @@ def new_event(event: Mapping[str, Any]) -> NewEvent:
 def match_row_problem(row: Mapping[str, Any]) -> Optional[str]:
     """Why a row of a match log is not a declared event of a match stream (None: it is one)."""
     type_name = row.get("type")
-    if type_name not in MATCH_TYPES:
+    if not isinstance(type_name, str) or type_name not in MATCH_TYPES:
         return f"unknown event type {type_name!r}: not an event of a match stream"
     try:
         CATALOGUE.check(type_name, row.get("schema_version"), row.get("payload"))

@@ -136,10 +136,12 @@ def _finished_rows(api, client) -> list[dict]:
     "change,words",
     [
         (lambda r: r.update(type="tile_swapped"), "unknown event type 'tile_swapped'"),
+        (lambda r: r.update(type=["drew"]), "unknown event type ['drew']"),
+        (lambda r: r.update(schema_version="1"), "schema version must be an integer"),
         (lambda r: r.update(schema_version=9), "unknown schema version 9"),
         (lambda r: r["payload"].update(colour="red"), "undeclared field 'colour'"),
     ],
-    ids=["unknown type", "unknown version", "undeclared field"],
+    ids=["unknown type", "a list as type", "a text version", "unknown version", "undeclared field"],
 )
 def test_an_import_refuses_a_row_the_catalogue_does_not_declare(app, api, client, change, words):
     # given a finished match's export with one drew row changed
