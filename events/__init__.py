@@ -27,6 +27,7 @@ from .registry import Registry, default_registry
 from .connection import cooperate_psycopg
 from .contract import AppendSource, EventStoreContract
 from .store import EventStore
+from .side_tables import KEYED_STEP
 
 
 def _both_backends_keep_the_contract(sqlite: EventStore, postgresql: PostgresEventStore) -> list[EventStoreContract]:
@@ -47,6 +48,7 @@ def initialise_store(target: str, **options: Any) -> EventStoreContract:
 
 
 __all__ = [
+    "KEYED_STEP",
     "AppendSource",
     "Catalogue",
     "Declaration",

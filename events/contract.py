@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 from .chain import Problem
-from .migrations import Plan
+from .migrations import Plan, Steps
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 
 #: What `append` takes: NewEvent, or a mapping with "type" and "payload" (and "schema_version").
@@ -38,7 +38,7 @@ class EventStoreContract(Protocol):
     def where(self) -> str:
         """The target, for messages (a file path, or a URL without its password)."""
 
-    def migrate(self, *, online_only: bool = False) -> Plan: ...
+    def migrate(self, *, online_only: bool = False, steps: Optional[Steps] = None) -> Plan: ...
 
     def schema_version(self) -> int: ...
 

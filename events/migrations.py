@@ -12,13 +12,20 @@ A database made before versions were recorded (no `schema_version` table) is *ad
 version 1 when it already has everything version 1 creates, else version 1 runs from `tilefold
 migrate`. A recorded version above the code's is `SchemaTooNew`: the code is older than the
 database, and starting it would write what the newer code does not expect.
+
+A migration may also name a **keyed step** (`step`): rows it rewrites with a key this package never
+holds (the service's key directory, outside the database). The caller that migrates passes the
+step's function in `steps` (`tilefold migrate` does); it runs inside the migration's transaction,
+after the migration's own statements, with a connection that takes `?` placeholders on either
+backend. Without it, a database holding events is refused (`MigrationNeeded`: run `tilefold
+migrate`); a database without events has nothing to rewrite, and the step is skipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .errors import EventStoreError
 
@@ -39,6 +46,11 @@ class Migration:
     name: str
     online: bool  # creates only new objects: safe beside running nodes
     apply: Callable[[Any], None]  # apply(conn), inside the migration's transaction
+    step: Optional[str] = None  # a keyed step the caller supplies (see the module's doc)
+
+
+#: keyed steps by name: step(conn) with `?` placeholders, inside the migration's transaction
+Steps = Mapping[str, Callable[[Any], None]]
 
 
 class SchemaError(EventStoreError):
@@ -88,6 +100,22 @@ def plan(
     todo = tuple(m for m in migrations if m.version > current)
     fresh = recorded is None and not has_events
     return Plan(current, adopt, todo, fresh or all(m.online for m in todo))
+
+
+def run_step(migration: Migration, conn: Any, steps: Optional[Steps], holds_events: bool, where: str) -> None:
+    """Run `migration`'s keyed step with `conn` (placeholders `?`), if it has one; MigrationNeeded
+    when the caller supplied none and the database holds events it would rewrite."""
+    if migration.step is None:
+        return
+    step = (steps or {}).get(migration.step)
+    if step is not None:
+        step(conn)
+    elif holds_events:
+        raise MigrationNeeded(
+            f"migration {migration.version} ({migration.name}) of the database {where} rewrites rows "
+            "with the server's key directory",
+            "stop every node and run `tilefold migrate` (docs/OPERATIONS.md, upgrading)",
+        )
 
 
 def refuse_offline(found: Plan, where: str, latest: int) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan
-from .side_tables import DDL as SIDE_DDL, LEASES_DDL
+from .migrations import VERSION_DDL, Migration, Plan, Steps, applied_now, plan, run_step
+from .side_tables import DDL as SIDE_DDL, KEYED_STEP, LEASES_DDL, TOKENS_DDL
 
 #: an advisory lock id for migrations (two nodes starting at once must not both CREATE)
 SCHEMA_LOCK = 7_017_001
@@ -148,6 +148,13 @@ MIGRATIONS = (
     ),
     Migration(2, "feed positions independent of the cluster's transaction ids (tf_feed)", True, _run(FEED_DDL)),
     Migration(3, "leases (tf_leases)", True, _run(LEASES_DDL)),
+    Migration(
+        4,
+        "token verifiers beside the streams (tf_tokens); webhook secrets sealed",
+        False,
+        _run([TOKENS_DDL]),
+        KEYED_STEP,
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 
@@ -180,17 +187,21 @@ def _complete_v1(conn: Any) -> bool:
     return bool(tables == len(V1_TABLES) and columns == len(V1_COLUMNS) and all(extras))
 
 
-def apply_plan(conn: Any, found: Plan) -> None:
+def apply_plan(conn: Any, found: Plan, steps: Optional[Steps] = None, where: str = "") -> None:
     """Adopt and/or run the plan's migrations, each in its own transaction with its version row
     (autocommit conn, advisory lock held by the caller). A lock a running node holds is waited
-    for at most `lock_timeout` (set by the caller): then the migration fails, nothing of it kept."""
+    for at most `lock_timeout` (set by the caller): then the migration fails, nothing of it kept.
+    `steps`: the keyed steps (events/migrations.py), each given this connection."""
     record = "INSERT INTO schema_version (version, name, applied_at) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
     conn.execute(VERSION_DDL)
     if found.adopt:
         conn.execute(record, [1, "adopted (made before versions were recorded)", applied_now()])
+    has_events = bool(conn.execute("SELECT to_regclass('events') IS NOT NULL").fetchone()[0])
+    holds_events = has_events and bool(conn.execute("SELECT EXISTS (SELECT 1 FROM events)").fetchone()[0])
     for migration in found.todo:
         with conn.transaction():
             migration.apply(conn)
+            run_step(migration, conn, steps, holds_events, where)
             conn.execute(record, [migration.version, migration.name, applied_now()])
 
 

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequenc
 from .chain import Problem, canonical_json, check_imported_chain, checked_snapshot, snapshot_seal, verify_chain
 from .errors import ConcurrencyError, IdempotencyMismatch, StorageUnavailable
 from .models import AppendResult, OutboxItem, StoredEvent
-from .migrations import Plan, refuse_offline, refuse_older
+from .migrations import Plan, Steps, refuse_offline, refuse_older
 from .pg_schema import FEED_LIMIT, LATEST, SCHEMA_LOCK, apply_plan, reseed_feed, schema_plan
 from .catalogue import Catalogue
 from .registry import default_registry
@@ -103,6 +103,11 @@ class PgConnection:
         return cursor
 
 
+def _with_qmarks(step: Callable[[Any], None]) -> Callable[[Any], None]:
+    """A keyed migration step (written with `?` placeholders) run on a psycopg connection."""
+    return lambda conn: step(PgConnection(conn))
+
+
 class PostgresEventStore:
     """Append-only, hash-chained event streams in one PostgreSQL schema, shared by many nodes."""
 
@@ -140,12 +145,14 @@ class PostgresEventStore:
         self._announcer_pid: Optional[int] = None
 
     @classmethod
-    def initialise(cls, url: str, *, online_only: bool = False, **options: Any) -> "PostgresEventStore":
+    def initialise(
+        cls, url: str, *, online_only: bool = False, steps: Optional[Steps] = None, **options: Any
+    ) -> "PostgresEventStore":
         """Bring the schema to this code's version (`migrate`) and return a store; with
         `online_only` (a node starting), MigrationNeeded instead of a migration that would
-        change tables running nodes use."""
+        change tables running nodes use; `steps`: the keyed steps (events/migrations.py)."""
         store = cls(url, **options)
-        store.migrate(online_only=online_only)
+        store.migrate(online_only=online_only, steps=steps)
         return store
 
     @property
@@ -153,7 +160,7 @@ class PostgresEventStore:
         """The database as a message may name it (no password)."""
         return safe_url(self.url)
 
-    def migrate(self, *, online_only: bool = False, lock_timeout: float = 10.0) -> Plan:
+    def migrate(self, *, online_only: bool = False, lock_timeout: float = 10.0, steps: Optional[Steps] = None) -> Plan:
         """Apply the pending migrations (events/migrations.py) under an advisory lock, each once,
         then re-seed the feed's positions after a restore (`reseed_feed`). Returns the plan found.
         A table lock a running node holds is waited for at most `lock_timeout` seconds."""
@@ -166,7 +173,8 @@ class PostgresEventStore:
                     if online_only:
                         refuse_offline(found, self.where, LATEST)
                     conn.execute(f"SET lock_timeout = '{int(lock_timeout * 1000)}ms'")
-                    apply_plan(conn, found)
+                    keyed = {name: _with_qmarks(step) for name, step in (steps or {}).items()}
+                    apply_plan(conn, found, keyed, self.where)
                 finally:
                     conn.execute("SELECT pg_advisory_unlock(%s)", [SCHEMA_LOCK])
             shift = reseed_feed(conn)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Optional
 
 from sqlite_utils import Database
 
 from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
-from .migrations import VERSION_DDL, Migration, Plan, applied_now, plan, refuse_offline, refuse_older
-from .side_tables import DDL as SIDE_DDL, LEASES_DDL
+from .migrations import VERSION_DDL, Migration, Plan, Steps, applied_now, plan, refuse_offline, refuse_older, run_step
+from .side_tables import DDL as SIDE_DDL, KEYED_STEP, LEASES_DDL, TOKENS_DDL
 
 #: `position` is the rowid, given out as max + 1 under the write lock; deletes are refused (the
 #: triggers below), so a position is never reused without AUTOINCREMENT, whose sqlite_sequence
@@ -76,6 +77,10 @@ def _baseline(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _tokens(conn: sqlite3.Connection) -> None:
+    conn.execute(TOKENS_DDL)
+
+
 #: the numbered migrations (events/migrations.py); append, never edit one that has shipped
 def _leases(conn: sqlite3.Connection) -> None:
     for statement in LEASES_DDL:
@@ -85,16 +90,18 @@ def _leases(conn: sqlite3.Connection) -> None:
 MIGRATIONS = (
     Migration(1, "events, heads, idempotency, outbox, meta, snapshots, side tables", False, _baseline),
     Migration(2, "leases (tf_leases)", True, _leases),
+    Migration(3, "token verifiers beside the streams (tf_tokens); webhook secrets sealed", False, _tokens, KEYED_STEP),
 )
 LATEST = MIGRATIONS[-1].version
 V1_TABLES = ("events", "stream_heads", "snapshots", "idempotency", "outbox", "meta", "tf_decisions", "tf_webhooks")
 V1_COLUMNS = (("snapshots", "chain_hash"), ("snapshots", "seal"), ("outbox", "claimed_until"))
 
 
-def migrate(connections: Connections, where: str, *, online_only: bool = False) -> Plan:
+def migrate(connections: Connections, where: str, *, online_only: bool = False, steps: Optional[Steps] = None) -> Plan:
     """Switch the file to WAL and apply the pending migrations, all in one write transaction
     (SQLite's write lock on the file is the migration lock: a second process waits, then finds
-    nothing left to do). With `online_only`, MigrationNeeded instead of changing tables in use."""
+    nothing left to do). With `online_only`, MigrationNeeded instead of changing tables in use;
+    `steps`: the keyed steps (events/migrations.py)."""
     found: Plan = connections.read(lambda conn, db: schema_plan(conn, where))
     if not (found.todo or found.adopt):
         return found
@@ -109,8 +116,10 @@ def migrate(connections: Connections, where: str, *, online_only: bool = False) 
         record = "INSERT OR IGNORE INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)"
         if found.adopt:
             conn.execute(record, [1, "adopted (made before versions were recorded)", applied_now()])
+        holds_events = _holds_events(conn)
         for migration in found.todo:
             migration.apply(conn)
+            run_step(migration, conn, steps, holds_events, where)
             conn.execute(record, [migration.version, migration.name, applied_now()])
         conn.execute(f"PRAGMA user_version = {LATEST}")
         return found
@@ -134,6 +143,12 @@ def schema_plan(conn: sqlite3.Connection, where: str) -> Plan:
         columns = {(t, c) for t, _ in V1_COLUMNS if t in names for c in _columns(conn, t)}
         complete = set(V1_TABLES) <= names and set(V1_COLUMNS) <= columns and {t for t in TRIGGER_NAMES} <= names
     return plan(recorded, "events" in names, complete, MIGRATIONS, where)
+
+
+def _holds_events(conn: sqlite3.Connection) -> bool:
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+        return False
+    return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

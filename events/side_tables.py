@@ -1,4 +1,4 @@
-"""Tables the service keeps beside its streams, created by the store's first migration on either backend.
+"""Tables the service keeps beside its streams, created by the store's migrations on either backend.
 
 * `tf_decisions`: one row per pending decision of a match with move deadlines: since when it is
   pending (by the service's clock), when it is due, and the stream version the row describes;
@@ -7,12 +7,27 @@
 * `tf_leases` (a later migration, `LEASES_DDL`): one row per named lease, who holds it and until
   when (service/infra/lease.py: the ticker's). Created with the schema, never on first use, so
   nothing a request does (a readiness probe reading the lease) creates a table.
+* `tf_tokens` (a later migration, `TOKENS_DDL`): what checks a seat's (or the owner's, `seat` -1)
+  token: a keyed MAC of it, written in the same transaction as the event that gives the seat its
+  token (never in the event stream).
 
 The statements are portable (SQLite and PostgreSQL): the service reaches these tables only
 through a store's `query(sql, params)` / `write(fn)` and `extra(conn)`, with `?` placeholders.
 """
 
 from __future__ import annotations
+
+#: a token's verifier per match stream and seat (-1: the owner), a keyed MAC (the key lives outside
+#: the database); created by the third SQLite / fourth PostgreSQL migration, which moves the
+#: token hashes of matches made before it out of the events' reach (service/infra/tokens.py)
+TOKENS_DDL = """CREATE TABLE IF NOT EXISTS tf_tokens (
+        stream     TEXT    NOT NULL,
+        seat       INTEGER NOT NULL,
+        verifier   TEXT    NOT NULL,
+        created_at TEXT    NOT NULL,
+        PRIMARY KEY (stream, seat))"""
+#: the keyed step that fills tf_tokens from older matches and seals older webhook secrets
+KEYED_STEP = "seal"
 
 DDL = [
     """CREATE TABLE IF NOT EXISTS tf_decisions (

@@ -25,7 +25,7 @@ from .errors import ConcurrencyError, IdempotencyMismatch
 from .models import AppendResult, NewEvent, OutboxItem, StoredEvent
 from .catalogue import Catalogue, validate_type_name
 from .registry import default_registry
-from .migrations import Plan
+from .migrations import Plan, Steps
 from .schema import HEAD_TRIGGERS, check, migrate, schema_plan
 
 EventLike = Union[NewEvent, Mapping[str, Any]]
@@ -72,12 +72,14 @@ class EventStore:
         self._heads_by_trigger: Optional[bool] = None
 
     @classmethod
-    def initialise(cls, path: str, *, online_only: bool = False, **options: Any) -> "EventStore":
+    def initialise(
+        cls, path: str, *, online_only: bool = False, steps: Optional[Steps] = None, **options: Any
+    ) -> "EventStore":
         """Bring the schema to this code's version (`migrate`; a fresh file gets all of it) and
         return a store; with `online_only` (a node starting), MigrationNeeded instead of a
-        migration that would change tables in use."""
+        migration that would change tables in use; `steps`: the keyed steps (events/migrations.py)."""
         store = cls(path, **options)
-        store.migrate(online_only=online_only)
+        store.migrate(online_only=online_only, steps=steps)
         return store
 
     @property
@@ -85,9 +87,9 @@ class EventStore:
         """The database as a message may name it."""
         return os.path.abspath(self.path)
 
-    def migrate(self, *, online_only: bool = False) -> Plan:
+    def migrate(self, *, online_only: bool = False, steps: Optional[Steps] = None) -> Plan:
         """Apply the pending migrations (events/migrations.py) under SQLite's write lock."""
-        return migrate(self._db, self.where, online_only=online_only)
+        return migrate(self._db, self.where, online_only=online_only, steps=steps)
 
     def schema_version(self) -> int:
         """The schema version recorded in the file (0: none yet)."""

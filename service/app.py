@@ -18,10 +18,11 @@ from .http import headers, limits, observe, pages, proxies, services, strict_jso
 from .http.services import Services
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
-from .infra.notify import DeliverySettings, Notifier, Webhooks
+from .infra.notify import SEAL_LABEL, DeliverySettings, Notifier, Webhooks
 from .http.jsonio import OrjsonProvider
 from .usecases.play import MatchService
 from .infra.keys import keyring_for
+from .infra.tokens import KEY_LABEL as TOKEN_KEY, Tokens
 from .infra.repository import MatchRepository
 from .http.routes import blueprints
 from .http.smorest_adapter import TilefoldApi
@@ -110,7 +111,7 @@ def _service(settings: dict[str, Any]) -> MatchService:
     clock = settings.get("CLOCK") or SystemClock()
     settings["CLOCK"] = clock
     keyring = keyring_for(settings)  # outside the database: signing keys, the webhook sealing key
-    webhooks = Webhooks(store, keyring.secret("webhook-seal"))
+    webhooks = Webhooks(store, keyring.secret(SEAL_LABEL))
     delivery = DeliverySettings(
         timeout=settings["WEBHOOK_TIMEOUT"],
         attempts=settings["WEBHOOK_ATTEMPTS"],
@@ -128,5 +129,6 @@ def _service(settings: dict[str, Any]) -> MatchService:
         webhooks=webhooks,
         notifier=notifier,
         clock=clock,
+        tokens=Tokens(store, keyring.secret(TOKEN_KEY)),
         bot_delay=settings["BOT_DELAY"],
     )

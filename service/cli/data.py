@@ -30,7 +30,10 @@ def migrate(args: argparse.Namespace) -> int:
     from .database import describe, target
 
     where = describe(target(args.db))
-    store = open_store_for(args.db, "inspect" if args.check else "migrate")
+    if args.check:
+        store = open_store_for(args.db, "inspect")
+    else:
+        store = open_store_for(args.db, "migrate", steps=keyed_steps(args.db))
     try:
         before = store.schema_version()
         pending = _pending(store)
@@ -38,6 +41,25 @@ def migrate(args: argparse.Namespace) -> int:
         store.close()
     print(json.dumps({"database": where, "schema_version": before, "pending": pending}), flush=True)
     return 1 if args.check and pending else 0
+
+
+def keyed_steps(db: Any) -> dict:
+    """The keyed migration steps, with the key directory beside `db` (TILEFOLD_KEYS): token
+    verifiers of older matches, webhook secrets sealed (service/usecases/sealing.py)."""
+    from events import KEYED_STEP
+
+    from ..infra.clock import SystemClock, iso
+    from ..infra.config import from_env
+    from ..infra.keys import keyring_for
+    from ..infra.notify import SEAL_LABEL, Webhooks
+    from ..infra.tokens import KEY_LABEL, Tokens
+    from ..usecases.sealing import keyed_step
+    from .database import target
+
+    keyring = keyring_for({**from_env(), "DATABASE": target(db)})
+    tokens = Tokens(None, keyring.secret(KEY_LABEL))
+    webhooks = Webhooks(None, keyring.secret(SEAL_LABEL))
+    return {KEYED_STEP: keyed_step(tokens, webhooks, iso(SystemClock().now()))}
 
 
 def _pending(store: Any) -> bool:
@@ -141,14 +163,17 @@ def _copy(args: argparse.Namespace, name: str, *, empty: bool, live: bool) -> in
 
 def _service_tables() -> list[Any]:
     """The service's own tables to copy beside the events (initialise_store created them on the
-    destination: events/side_tables.py). Both describe a match as of its head (a webhook is set by
-    an event, a pending deadline is rewritten with every append): the source's rows replace the
-    destination's for every stream copied."""
+    destination: events/side_tables.py). Each describes a match as of its head (a webhook is set by
+    an event, a pending deadline is rewritten with every append, a token's verifier by the event
+    that hands the token out): the source's rows replace the destination's for every stream copied.
+    Sealed secrets and verifiers are copied as they are: the destination needs the same key
+    directory (TILEFOLD_KEYS) to read them."""
     from events.copy import SideTable
 
     return [
         SideTable("tf_webhooks", ("stream", "seat"), ("stream", "seat", "url", "secret", "created_at"), True),
         SideTable("tf_decisions", ("stream", "seat"), ("stream", "seat", "since", "due_at", "version"), True),
+        SideTable("tf_tokens", ("stream", "seat"), ("stream", "seat", "verifier", "created_at"), True),
     ]
 
 

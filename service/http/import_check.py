@@ -31,7 +31,7 @@ def _seat() -> fields.Integer:
 
 
 class MatchCreatedPayload(MatchCreateSchema):
-    owner_token_hash = fields.String(required=True, validate=HASH)
+    owner_token_hash = fields.String(validate=HASH)  # logs from before tokens were checked in tf_tokens
     wall_commitment = fields.String(validate=HASH)  # joint walls (G-11); absent in older logs
     deadline_seconds = fields.Integer(
         load_default=None, allow_none=True, strict=True, validate=validate.Range(min=MIN_DEADLINE, max=MAX_DEADLINE)
@@ -47,7 +47,7 @@ class MatchCreatedPayload(MatchCreateSchema):
 class SeatJoinedPayload(JoinSchema):  # the name exactly as POST .../seats takes it
     seat = _seat()
     bot = StrictBoolean(required=True)
-    token_hash = fields.String(required=True, allow_none=True, validate=HASH)
+    token_hash = fields.String(allow_none=True, validate=HASH)  # older logs only (service/infra/tokens.py)
     level = fields.String(allow_none=True, validate=validate.OneOf(LEVELS))  # a bot's level (older logs: none)
 
 
@@ -64,7 +64,7 @@ class WebhookSetPayload(Strict):
 
 class SeatReissuedPayload(Strict):
     seat = _seat()
-    token_hash = fields.String(required=True, validate=HASH)
+    token_hash = fields.String(validate=HASH)  # older logs only
 
 
 class SpectatingSetPayload(Strict):

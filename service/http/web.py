@@ -7,7 +7,6 @@ from typing import Optional
 
 from flask import request
 
-from ..model import room as rooms
 from .observe import note_seat
 from ..usecases.play import MatchService, command_fingerprint
 from .problems import ApiError
@@ -40,7 +39,7 @@ def require_token() -> str:
 
 def seat_for(loaded: Loaded, token: str) -> int:
     """The seat this token belongs to in this match; 403 for any other token."""
-    seat = rooms.seat_of(loaded.room, token)
+    seat = service().seat_of(loaded, token)
     if seat is None:
         raise ApiError(403, "invalid_token", "the token is not a seat token of this match")
     note_seat(seat)  # the access log names the seat, never its token

@@ -133,6 +133,7 @@ def encode(notice: dict) -> bytes:
 
 
 SEALED = "sealed:v1:"  # a webhook secret sealed with AES-GCM under a key outside the database
+SEAL_LABEL = "webhook-seal"  # the key directory's key that seals them (Keyring.secret)
 
 
 class Webhooks:

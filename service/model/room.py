@@ -1,9 +1,10 @@
-"""The room projection: who sits where, owner token hash; folded from service-level events."""
+"""The room projection: who sits where; folded from service-level events.
+
+Tokens are checked against `tf_tokens` (service/infra/tokens.py), never against the events: the
+events of matches made since carry no token hash, and the hashes older ones carry are not read."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -25,7 +26,7 @@ WINDOW_CLOSED = "window_closed"
 class MatchCreated(TypedDict):
     variant: str
     options: dict[str, Any]  # normalised (engine.options.normalise)
-    owner_token_hash: str
+    owner_token_hash: NotRequired[str]  # only in matches made before tokens were checked in tf_tokens
     wall_commitment: NotRequired[str]  # joint walls (G-11); absent in older logs
     deadline_seconds: NotRequired[Optional[int]]  # correspondence play
     claim_seconds: NotRequired[Optional[int]]
@@ -35,7 +36,7 @@ class SeatJoined(TypedDict):
     seat: int
     name: str
     bot: bool
-    token_hash: Optional[str]  # None for bots
+    token_hash: NotRequired[Optional[str]]  # only in matches made before tf_tokens (None for bots)
     level: NotRequired[Optional[str]]  # a bot's level (older logs: none)
     randomness: NotRequired[str]  # the seat's part of every hand's wall (G-11 joint walls)
 
@@ -57,7 +58,7 @@ class SpectatingSet(TypedDict):
 
 class SeatReissued(TypedDict):
     seat: int
-    token_hash: str
+    token_hash: NotRequired[str]  # only in matches made before tf_tokens
 
 
 class WindowClosed(TypedDict):
@@ -77,17 +78,17 @@ EVENT_TYPES: dict[str, tuple[Optional[type], int, dict[int, Callable[[dict[str, 
 }
 SERVICE_EVENT_TYPES = frozenset(EVENT_TYPES)
 NO_ORDERS = (False, False)  # (auto_pass, auto_discard)
-#: payload fields of service events that no response may ever contain.
+#: payload fields of service events that no response may ever contain (token hashes: only events
+#: written before tokens were checked in tf_tokens carry them).
 SECRET_FIELDS = frozenset({"owner_token_hash", "token_hash"})
 
 
 @dataclass(frozen=True)
 class Seat:
-    """One taken seat; `token_hash` is the SHA-256 hex of the seat token (None for bots)."""
+    """One taken seat (its token is checked in tf_tokens: service/infra/tokens.py)."""
 
     name: str
     bot: bool
-    token_hash: Optional[str]
     level: Optional[str] = None  # a bot's level, engine.bot.LEVELS (bots recorded before levels: "easy")
     randomness: Optional[str] = None  # the seat's part of every hand's wall (G-11 joint walls), 64 hex digits
 
@@ -98,11 +99,10 @@ MIN_CLAIM_SECONDS, MAX_CLAIM_SECONDS = 5, 604800
 
 @dataclass(frozen=True)
 class Room:
-    """The match's room: variant, normalised options, owner token hash and the four seats."""
+    """The match's room: variant, normalised options and the four seats."""
 
     variant: Optional[str] = None
     options: Optional[dict] = None
-    owner_token_hash: Optional[str] = None
     created_at: Optional[str] = None
     seats: tuple[Optional[Seat], ...] = (None,) * SEATS
     deadline_seconds: Optional[int] = None  # correspondence play: time per decision (None: no limit)
@@ -156,7 +156,7 @@ class Room:
 
 
 def new_token() -> str:
-    """A fresh secret token (shown once, stored only as its hash)."""
+    """A fresh secret token (shown once, stored only as a keyed MAC: service/infra/tokens.py)."""
     return secrets.token_urlsafe(24)
 
 
@@ -169,30 +169,6 @@ def new_match_id() -> str:
             return match_id
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def matches(token: Optional[str], stored_hash: Optional[str]) -> bool:
-    """Constant-time comparison of a presented token against a stored hash."""
-    return token is not None and bool(token) and _same_hash(token_hash(token), stored_hash)
-
-
-def seat_of(room: Room, token: str) -> Optional[int]:
-    """The seat whose token this is (the token is hashed once; every seat is compared, in constant time each)."""
-    if not token:
-        return None
-    presented, found = token_hash(token), None
-    for index, seat in enumerate(room.seats):
-        if seat is not None and _same_hash(presented, seat.token_hash):
-            found = index
-    return found
-
-
-def _same_hash(presented_hash: str, stored_hash: Optional[str]) -> bool:
-    return stored_hash is not None and bool(stored_hash) and hmac.compare_digest(presented_hash, stored_hash)
-
-
 def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: str = "") -> Room:
     """Apply one service event to the room (other event types leave it unchanged)."""
     if event_type == MATCH_CREATED:
@@ -200,7 +176,6 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
             room,
             variant=payload["variant"],
             options=dict(payload["options"]),
-            owner_token_hash=payload["owner_token_hash"],
             created_at=recorded_at,
             deadline_seconds=payload.get("deadline_seconds"),
             wall_commitment=payload.get("wall_commitment"),
@@ -212,14 +187,9 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
         seats[payload["seat"]] = Seat(
             payload["name"],
             bot,
-            payload.get("token_hash"),
             payload.get("level", "easy") if bot else None,
             payload.get("randomness"),
         )
-        return replace(room, seats=tuple(seats))
-    if event_type == SEAT_REISSUED:
-        seats = list(room.seats)
-        seats[payload["seat"]] = replace(seats[payload["seat"]], token_hash=payload["token_hash"])
         return replace(room, seats=tuple(seats))
     if event_type == ORDERS_SET:
         return replace(

@@ -20,6 +20,7 @@ from ..model import orders, room as rooms
 from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
 from ..infra.notify import Notifier, Webhooks, new_secret
+from ..infra.tokens import OWNER, Tokens
 from ..model.errors import Busy, Conflict, Forbidden, ServiceError, Unauthenticated, VersionConflict
 from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
@@ -63,9 +64,11 @@ class MatchService:
         webhooks: Webhooks,
         notifier: Notifier,
         clock: Clock,
+        tokens: Tokens,
         bot_delay: float = 0.0,
     ) -> None:
         self.repo = repo
+        self.tokens = tokens
         self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
         self.clock = clock
         self.bot_delay = bot_delay
@@ -125,6 +128,15 @@ class MatchService:
         """The server's signing keys (service/infra/keys.py), or None."""
         return self.repo.keyring
 
+    # -- tokens (checked in tf_tokens, never in the events: service/infra/tokens.py) ----------
+    def seat_of(self, loaded: Loaded, token: Optional[str]) -> Optional[int]:
+        """The seat this token belongs to in this match, or None."""
+        return self.tokens.seat_of(stream_of(loaded.match_id), token)
+
+    def is_owner(self, loaded: Loaded, token: Optional[str]) -> bool:
+        """Whether this is the match's owner token."""
+        return self.tokens.is_owner(stream_of(loaded.match_id), token)
+
     # -- rooms ------------------------------------------------------------------
     def create(
         self,
@@ -143,7 +155,6 @@ class MatchService:
         created: rooms.MatchCreated = {
             "variant": variant,
             "options": normalised,
-            "owner_token_hash": rooms.token_hash(owner_token),
         }
         committed = walls.commitment(self.repo.keyring, match_id)
         if committed is not None:  # joint walls (G-11): published before any seat can join
@@ -152,14 +163,15 @@ class MatchService:
             created["deadline_seconds"] = deadline_seconds
         if claim_seconds is not None:
             created["claim_seconds"] = claim_seconds
-        self.repo.append(match_id, 0, [{"type": rooms.MATCH_CREATED, **created}])
+        owner = self.tokens.writer(stream_of(match_id), OWNER, owner_token, self.now())
+        self.repo.append(match_id, 0, [{"type": rooms.MATCH_CREATED, **created}], effects=Effects(writes=(owner,)))
         return match_id, owner_token, self.repo.load(match_id)
 
     def join(self, match_id: str, name: str, randomness: Optional[str] = None) -> tuple[int, str, Loaded]:
         """Take the next free seat; returns (seat, seat token, match after bots/deal). `randomness`
         (64 hex digits) is the seat's part of every hand's wall (G-11 joint walls)."""
         token = rooms.new_token()
-        seat = self._take_seat(match_id, name, bot=False, token_hash=rooms.token_hash(token), randomness=randomness)
+        seat = self._take_seat(match_id, name, bot=False, token=token, randomness=randomness)
         return seat, token, self.advance(match_id)
 
     def add_bots(
@@ -183,18 +195,17 @@ class MatchService:
         for n in range(wanted):
             try:
                 chosen = levels[n] if levels is not None and n < len(levels) else level
-                seats.append(self._take_seat(match_id, None, bot=True, token_hash=None, level=chosen))
+                seats.append(self._take_seat(match_id, None, bot=True, level=chosen))
             except Conflict:
                 if not seats:
                     raise
                 break  # joins took the remaining seats meanwhile: answer with the bots seated
         return seats, self.advance(match_id)
 
-    @staticmethod
-    def check_owner(loaded: Loaded, owner_token: Optional[str]) -> None:
+    def check_owner(self, loaded: Loaded, owner_token: Optional[str]) -> None:
         if not owner_token:
             raise Unauthenticated("missing_token", "this needs the owner token as a Bearer token")
-        if not rooms.matches(owner_token, loaded.room.owner_token_hash):
+        if not self.is_owner(loaded, owner_token):
             raise Forbidden("not_owner", "the token is not this match's owner token")
 
     def _take_seat(
@@ -203,11 +214,12 @@ class MatchService:
         name: Optional[str],
         *,
         bot: bool,
-        token_hash: Optional[str],
+        token: Optional[str] = None,
         level: Optional[str] = None,
         randomness: Optional[str] = None,
     ) -> int:
-        """Append seat_joined for the next free seat; a bot is named after its seat (Bot 1 = seat 0)."""
+        """Append seat_joined for the next free seat, with its `token`'s verifier (a human seat); a
+        bot is named after its seat (Bot 1 = seat 0)."""
         for _ in range(JOIN_ATTEMPTS):
             loaded = self.repo.load(match_id)
             refuse_if_over(loaded)
@@ -218,7 +230,6 @@ class MatchService:
                 "seat": seat,
                 "name": name or f"Bot {seat + 1}",
                 "bot": bot,
-                "token_hash": token_hash,
             }
             if randomness is not None and not bot:
                 joined["randomness"] = randomness
@@ -231,8 +242,9 @@ class MatchService:
                 parts[seat] = randomness if not bot else None
                 started, state = self._start_events(loaded, parts)
                 events += started
+            held = () if token is None else (self.tokens.writer(stream_of(match_id), seat, token, self.now()),)
             try:
-                self._append(loaded, events, state)
+                self._append(loaded, events, state, effects=Effects(writes=held))
                 return seat
             except ConcurrencyError:
                 continue
@@ -269,10 +281,12 @@ class MatchService:
         spectating: rooms.SpectatingSet = {"enabled": enabled}
         return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, **spectating})
 
-    def reissue_seat(self, match_id: str, seat: int, token_hash: str) -> Loaded:
-        """A new token for a human seat (a `seat_reissued` event): the seat's old token stops working."""
-        reissued: rooms.SeatReissued = {"seat": seat, "token_hash": token_hash}
-        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, **reissued})
+    def reissue_seat(self, match_id: str, seat: int, token: str) -> Loaded:
+        """A new token for a human seat (a `seat_reissued` event; its verifier replaces the old one in
+        the same transaction): the seat's old token stops working."""
+        held = self.tokens.writer(stream_of(match_id), seat, token, self.now())
+        reissued: rooms.SeatReissued = {"seat": seat}
+        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, **reissued}, Effects(writes=(held,)))
 
     def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
         """Register (url given: a new signing secret, returned) or remove a seat's webhook."""

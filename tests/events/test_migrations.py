@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from events import EventStore, MigrationNeeded, NewEvent, PostgresEventStore, Registry, SchemaTooNew
+from events.side_tables import KEYED_STEP
 
 
 def latest(store) -> int:
@@ -52,20 +53,52 @@ def test_a_fresh_database_gets_every_migration_once_and_records_it(backend):
     store.check_schema()
 
 
-def test_an_unversioned_complete_schema_is_adopted_by_a_starting_node(backend):
-    """A database made before versions were recorded, with everything version 1 makes."""
+def test_an_unversioned_complete_schema_is_adopted_as_version_1(backend):
+    """A database made before versions were recorded, with everything version 1 makes: it reads as
+    version 1; the token migration after it rewrites rows running nodes read, so a reader and a
+    starting node refuse, naming the command, and `migrate` adopts it and applies the rest."""
     store = backend.store(registry=Registry())
     store.append("s", 0, [NewEvent("e", {"n": 1})])
-    raw(backend, ["DROP TABLE schema_version", "DROP TABLE tf_leases"])  # as the code before made it
+    raw(
+        backend, ["DROP TABLE schema_version", "DROP TABLE tf_leases", "DROP TABLE tf_tokens"]
+    )  # as the code before made it
     if backend.name == "postgresql":  # nor tf_feed
         raw(backend, ["DROP FUNCTION tf_feed_limit()", "DROP TABLE tf_feed"])
     # later versions are missing: a reader does not migrate
     with pytest.raises(MigrationNeeded, match="run `tilefold migrate`"):
         store.check_schema()
-    started = reopen(backend, online_only=True)
-    assert started.schema_version() == latest(store) and versions(backend)[0] == 1
-    assert started.append("s", 1, [NewEvent("e", {"n": 2})]).last_version == 2
-    assert [e.version for e in started.read_all()] == [1, 2]
+    with pytest.raises(MigrationNeeded, match="stop every node and run `tilefold migrate`"):
+        reopen(backend, online_only=True)
+    migrated = reopen(backend, steps={KEYED_STEP: lambda conn: None})
+    assert migrated.schema_version() == latest(store) and versions(backend)[0] == 1
+    assert migrated.append("s", 1, [NewEvent("e", {"n": 2})]).last_version == 2
+    assert [e.version for e in migrated.read_all()] == [1, 2]
+
+
+def test_a_keyed_step_runs_in_its_migration_and_is_required_once_events_exist(backend):
+    """Given a database at the version before the token migration that holds events, then migrating
+    without the keyed step is refused (it rewrites rows with the server's key directory) and nothing
+    is recorded; with it, the step runs once, inside the migration, with `?` placeholders."""
+    store = backend.store(registry=Registry())
+    store.append("s", 0, [NewEvent("e", {"n": 1})])
+    before = latest(store) - 1
+    raw(backend, ["DROP TABLE tf_tokens", f"DELETE FROM schema_version WHERE version > {before}"])
+    with pytest.raises(MigrationNeeded, match="rewrites rows with the server's key directory"):
+        reopen(backend)
+    assert versions(backend) == list(range(1, before + 1))
+    seen = []
+
+    def step(conn) -> None:
+        seen.append(conn.execute("SELECT count(*) FROM events WHERE stream = ?", ["s"]).fetchone()[0])
+        conn.execute(
+            "INSERT INTO tf_tokens (stream, seat, verifier, created_at) VALUES (?, ?, ?, ?)", ["s", 0, "v", "t"]
+        )
+
+    migrated = reopen(backend, steps={KEYED_STEP: step})
+    assert seen == [1] and migrated.schema_version() == latest(store)
+    assert backend.sql("SELECT verifier FROM tf_tokens") == [("v",)]
+    reopen(backend, steps={KEYED_STEP: step})
+    assert seen == [1]  # applied once
 
 
 def test_a_migration_that_changes_tables_in_use_is_left_to_tilefold_migrate(backend):
@@ -147,8 +180,10 @@ def test_migrate_beside_a_live_node_gives_up_with_the_cause_instead_of_waiting(p
     assert store.migrate().current == 0 and store.schema_version() == latest(store)  # with the node gone it runs
 
 
-def test_the_migrate_command_checks_then_applies(backend, capsys, monkeypatch):
+def test_the_migrate_command_checks_then_applies(backend, capsys, monkeypatch, tmp_path):
     import json
+
+    monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))  # the keyed step's key directory
 
     import service.cli
     from service.cli import main

@@ -68,8 +68,9 @@ def test_a_backup_taken_during_play_restores_every_acknowledged_action(backend, 
     assert all(restored.verify_stream(stream) == [] for stream in restored.streams())
     node = create_app({"DATABASE": other, "TESTING": True})  # another node on the restored database
     other_api = MatchClient(flask_transport(node.test_client()))
-    for match_id, tokens in matches:
-        assert other_api.view(match_id, tokens[0]).status == 200
+    for match_id, tokens in matches:  # the tokens' verifiers came along (tf_tokens): every seat is known
+        assert [other_api.view(match_id, token).body["seat"] for token in tokens] == [0, 1, 2, 3]
+    assert restored.query("SELECT count(*) FROM tf_tokens")[0][0] == 3 * 5  # four seats and the owner each
     restored.close()
 
 

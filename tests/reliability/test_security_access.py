@@ -108,22 +108,22 @@ def test_guessing_a_match_id_finds_nothing(api):
 
 
 def test_tokens_are_compared_with_hmac_compare_digest(api, two, monkeypatch):
-    from service.model import room
+    from service.infra import tokens as verifiers
 
     (match_id, owner, tokens), _ = two
     calls = []
-    real = room.hmac.compare_digest
+    real = verifiers.hmac.compare_digest
 
     def spy(a, b):
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(room.hmac, "compare_digest", spy)
+    monkeypatch.setattr(verifiers.hmac, "compare_digest", spy)
     assert api.view(match_id, tokens[2]).status == 200
-    assert calls and all(len(a) == len(b) == 64 for a, b in calls)  # hashes, not raw tokens
+    assert calls and all(len(a) == len(b) == 64 for a, b in calls)  # MACs, not raw tokens
     calls.clear()
     assert api.view(match_id, "forged").status == 403
-    assert len(calls) == 4  # every seat compared, no early exit
+    assert len(calls) == 5  # every row compared (four seats and the owner), no early exit
     calls.clear()
     assert api.call("POST", f"/api/matches/{match_id}/bots", {}, token="forged").status == 403
     assert calls
@@ -137,8 +137,13 @@ def issued_tokens(api, app) -> list[str]:
     return [owner] + tokens
 
 
-def test_tokens_are_stored_only_as_hashes(app, api):
+def test_tokens_are_stored_only_as_keyed_macs(app, api):
+    """Given a played match, then its database files hold neither a token nor a token's SHA-256,
+    only a MAC under a key from the key directory (service/infra/tokens.py)."""
     import hashlib
+
+    from service.http.services import services
+    from service.infra.tokens import OWNER, digest
 
     secrets = issued_tokens(api, app)
     files = sorted(glob.glob(app.config["DATABASE"] + "*"))  # the db, its -wal and -shm
@@ -146,7 +151,11 @@ def test_tokens_are_stored_only_as_hashes(app, api):
     assert data, files
     for token in secrets:
         assert token.encode() not in data, "a raw token is in the database files"
-    assert hashlib.sha256(secrets[1].encode()).hexdigest().encode() in data  # ... its hash is
+        assert hashlib.sha256(token.encode()).hexdigest().encode() not in data, "a token hash is in the database"
+    match_id = api.call("GET", "/api/matches").body["matches"][-1]["id"]
+    tokens = services(app).match.tokens
+    mac = tokens.verifier(f"match-{match_id}", OWNER, digest(secrets[0]))
+    assert mac.encode() in data  # ... its keyed MAC is
 
 
 def test_token_hashes_never_leave_the_service(app, api, client):
@@ -167,8 +176,6 @@ def test_token_hashes_never_leave_the_service(app, api, client):
     for path in paths:
         text = client.get(path).get_data(as_text=True)
         assert not [t for t in secrets if t in text], path
-        if "format=json" in path or "format=ndjson" in path:
-            continue  # rows exactly as stored (the hash chain covers them): hashes of dead tokens
         leaked = [h for h in hashes if h in text]
         assert "token_hash" not in text and not leaked, path
 

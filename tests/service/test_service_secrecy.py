@@ -24,8 +24,10 @@ class Truth:
         self.events = engine_events(stored)
         self.state = engine.fold(self.events)
         self.over = self.state.phase == "match_over"
-        self.token_hashes = {e.payload.get("token_hash") for e in stored if e.payload.get("token_hash")}
-        self.token_hashes |= {e.payload["owner_token_hash"] for e in stored if e.type == "match_created"}
+        store = services(app).match.repo.store
+        verifiers = store.query("SELECT verifier FROM tf_tokens WHERE stream = ?", [stream_of(match_id)])
+        self.token_hashes = {row[0] for row in verifiers}  # what checks a token: never in an answer
+        self.token_hashes |= {e.payload[k] for e in stored for k in TOKEN_KEYS if e.payload.get(k)}
         self.unrevealed_seeds = _unrevealed(self.events, "seed")
         self.walls = [json.dumps(e["wall"]) for e in self.events if e["type"] == "hand_started" and e.get("wall")]
 

@@ -108,7 +108,7 @@ def home():
 @blp.route("/join/<match_id>", methods=["GET"])
 def join_page(match_id):
     loaded = _load_for_page(match_id)
-    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
     return _page("join.html", match_id=match_id, seated=seat is not None)
 
 
@@ -120,8 +120,8 @@ def my_page():
 @blp.route("/play/<match_id>", methods=["GET"])
 def play_page(match_id):
     loaded = _load_for_page(match_id)
-    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
-    owner = rooms.matches(request.cookies.get(auth.owner_cookie(match_id)), loaded.room.owner_token_hash)
+    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    owner = service().is_owner(loaded, request.cookies.get(auth.owner_cookie(match_id)))
     return _page(
         "play.html",
         match_id=match_id,
@@ -181,7 +181,7 @@ def claim(match_id):
     """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
     _check_csrf()
     token = str(_body().get("token", ""))
-    seat = mine.seat_in(service().load(match_id), token)
+    seat = mine.seat_in(service(), service().load(match_id), token)
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
@@ -252,7 +252,7 @@ def _wait_for_mine(
 def ting(match_id):
     """The seat's 报听 choices: each discard, the tiles it then waits on and their points."""
     loaded = service().load(match_id)
-    seat = mine.seat_in(loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
     if seat is None:
         raise ApiError(403, "invalid_token", "this browser holds no seat in this match")
     return jsonify({"version": loaded.version_for(seat), "choices": mine.ting_choices(loaded, seat)})

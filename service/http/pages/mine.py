@@ -7,14 +7,13 @@ from typing import Any, Optional
 
 import engine
 
-from ...model import room as rooms
 from ...usecases import reads
 from ...model.errors import ServiceError
 from ...model.match import Loaded, stream_of
 
 
-def seat_in(loaded: Loaded, token: Optional[str]) -> Optional[int]:
-    return rooms.seat_of(loaded.room, token) if token else None
+def seat_in(svc: Any, loaded: Loaded, token: Optional[str]) -> Optional[int]:
+    return svc.seat_of(loaded, token) if token else None
 
 
 def my_matches(svc: Any, held: dict[str, str]) -> tuple[list[dict], dict[str, int]]:
@@ -28,7 +27,7 @@ def my_matches(svc: Any, held: dict[str, str]) -> tuple[list[dict], dict[str, in
             loaded = svc.load(match_id)
         except ServiceError:
             continue
-        seat = seat_in(loaded, token)
+        seat = seat_in(svc, loaded, token)
         if seat is not None:
             out.append(_entry(svc, loaded, seat))
             versions[stream_of(match_id)] = loaded.version

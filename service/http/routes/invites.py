@@ -32,5 +32,5 @@ def reissue(match_id, seat):
     if loaded.room.is_bot(seat):
         raise ApiError(409, "bot_seat", "a bot plays that seat")
     token = rooms.new_token()
-    loaded = svc.reissue_seat(match_id, seat, rooms.token_hash(token))
+    loaded = svc.reissue_seat(match_id, seat, token)
     return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version_for(None)}

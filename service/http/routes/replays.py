@@ -16,7 +16,6 @@ from replay_viewer import STATIC, TEMPLATES
 from replay_viewer.frames import build_frames, parse_perspective
 
 from ...usecases import match_log
-from ...model import room as rooms
 from ...model.errors import NotFound
 from ..problems import ApiError
 from ...infra.sized_cache import SizedCache
@@ -109,7 +108,7 @@ def frames(match_id):
                 "a match in play replays only for its owner (?owner=<token>)",
                 {"WWW-Authenticate": 'Bearer realm="tilefold"'},
             )
-        if not rooms.matches(owner, loaded.room.owner_token_hash):
+        if not svc.is_owner(loaded, owner):
             raise ApiError(403, "not_owner", "the token is not this match's owner token")
         perspective = None  # hidden information removed while the match is in play
     else:

@@ -1,0 +1,81 @@
+"""What checks a seat's or the owner's token: a keyed MAC in `tf_tokens`, never in the events.
+
+A token (192 random bits, shown once) is never stored. Its **verifier** is: HMAC-SHA256, under the
+key directory's `token-verifier` key (service/infra/keys.py, outside the database), over a label,
+the match stream, the seat (`OWNER`, -1, for the owner) and the token's SHA-256. It is written in
+the same transaction as the event that hands the token out (`match_created`, `seat_joined`,
+`seat_reissued`), in the `tf_tokens` row of that stream and seat, which it replaces (a re-invite
+makes the old token stop working). Those events carry no token hash, so neither an export nor a
+dump of the event tables tells anything about a token; a dump of `tf_tokens` holds MACs that only
+the key directory can check (docs/STORE.md, "Tokens").
+
+The MAC is over the token's SHA-256 rather than the token itself so that the token hashes of
+matches made before verifiers existed (their events carry them) become verifiers without the
+tokens: the migration that made `tf_tokens` MACs them (service/usecases/sealing.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any, Callable, Optional
+
+OWNER = -1  # the owner's row in tf_tokens (seats are 0..3)
+KEY_LABEL = "token-verifier"  # the key directory's key for verifiers (Keyring.secret)
+LABEL = b"tilefold/token-verifier/v1\n"
+
+
+def digest(token: str) -> str:
+    """The token's SHA-256 (hex): what a verifier MACs, and what older events carried."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Tokens:
+    """The `tf_tokens` rows through the event store (`query`, and `write(conn)` in an append)."""
+
+    def __init__(self, store: Any, key: bytes) -> None:
+        self.store = store
+        self._key = key
+
+    def verifier(self, stream: str, seat: int, token_digest: str) -> str:
+        """The verifier of a token (given as its `digest`) for one stream and seat."""
+        message = LABEL + f"{stream}\n{seat}\n{token_digest}".encode("utf-8")
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def writer(self, stream: str, seat: int, token: str, now: str) -> Callable[[Any], None]:
+        """`write(conn)` giving `seat` (OWNER: the owner) of `stream` this token, in an append."""
+        return self.digest_writer(stream, seat, digest(token), now)
+
+    def digest_writer(self, stream: str, seat: int, token_digest: str, now: str) -> Callable[[Any], None]:
+        """As `writer`, from the token's SHA-256 (what the migration has of older tokens)."""
+        verifier = self.verifier(stream, seat, token_digest)
+
+        def write(conn: Any) -> None:
+            conn.execute("DELETE FROM tf_tokens WHERE stream = ? AND seat = ?", [stream, seat])
+            conn.execute(
+                "INSERT INTO tf_tokens (stream, seat, verifier, created_at) VALUES (?, ?, ?, ?)",
+                [stream, seat, verifier, now],
+            )
+
+        return write
+
+    def holders(self, stream: str, token: Optional[str]) -> set[int]:
+        """Which rows of `stream` this token opens (seats, and OWNER): one indexed read, every row
+        compared in constant time."""
+        if not token:
+            return set()
+        presented = digest(token)
+        rows = self.store.query("SELECT seat, verifier FROM tf_tokens WHERE stream = ?", [stream])
+        return {
+            int(seat)
+            for seat, stored in rows
+            if hmac.compare_digest(self.verifier(stream, int(seat), presented), stored)
+        }
+
+    def seat_of(self, stream: str, token: Optional[str]) -> Optional[int]:
+        """The seat (0..3) this token belongs to, or None."""
+        seats = sorted(seat for seat in self.holders(stream, token) if seat != OWNER)
+        return seats[0] if seats else None
+
+    def is_owner(self, stream: str, token: Optional[str]) -> bool:
+        return OWNER in self.holders(stream, token)
