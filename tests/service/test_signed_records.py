@@ -200,3 +200,51 @@ def test_workers_starting_at_once_agree_on_one_key(tmp_path):
         worker.join(30)
     assert len({answers.get(timeout=5) for _ in workers}) == 1
     assert (tmp_path / "keys" / "master.key").stat().st_mode & 0o077 == 0  # the owner's only
+
+
+@pytest.fixture
+def served(app):
+    """The app listening on 127.0.0.1 (a real socket: verify fetches GET /api/keys over HTTP)."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join(5)
+
+
+@pytest.mark.parametrize("kind", ["name", "timestamp", "discard", "score"])
+def test_verify_with_the_server_s_key_url_or_a_pem_file(tmp_path, capsys, client, done, served, kind):
+    """Given a signed export, then `tilefold verify --key <URL>` with the key fetched from the
+    server's GET /api/keys (over HTTP, on 127.0.0.1), or with the key as a PEM file, says OK; and a
+    re-chained forgery of each kind, a stripped and a re-signed log each fail with their reason."""
+    from cryptography.hazmat.primitives import serialization
+
+    from service.infra.keys import Keyring
+
+    match_id, _ = done
+    body = _export(client, match_id)
+    path = tmp_path / "log.ndjson"
+    path.write_text(body, encoding="utf-8")
+    url = f"{served}/api/keys"
+    code, out = _verify(tmp_path, capsys, str(path), url)
+    assert code == 0 and "every signature valid" in out, out
+    pem = tmp_path / "server.pem"
+    public = services(client.application).match.repo.keyring.current().public
+    pem.write_bytes(public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    assert _verify(tmp_path, capsys, str(path), str(pem))[0] == 0
+    rows, signed = rows_of(body), signatures_of(body)
+    forged = _write(tmp_path, "forged.ndjson", _forge(rows, kind), signed)
+    code, out = _verify(tmp_path, capsys, forged, url)
+    assert code == 1 and out.startswith("FAIL: signature: the log was changed after it was signed"), out
+    code, out = _verify(tmp_path, capsys, _write(tmp_path, "bare.ndjson", rows, []), url)
+    assert code == 1 and "carries no signature" in out, out
+    forger, changed = Keyring(tmp_path / "forger-keys"), _forge(rows, kind)  # the forgery signed by its maker
+    heads = {r["version"]: r["hash"] for r in changed}
+    resigned = [forger.sign_head(s["stream"], s["version"], heads[s["version"]], s["signed_at"]) for s in signed]
+    code, out = _verify(tmp_path, capsys, _write(tmp_path, "resigned.ndjson", changed, resigned), url)
+    assert code == 1 and "not one of the keys given" in out, out
