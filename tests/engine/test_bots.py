@@ -139,9 +139,9 @@ def test_given_a_scoring_budget_when_a_ready_discard_has_more_live_waits_then_th
     judged = _with_values(know, counts, option, gains, 2)
     assert scored == [kind("7s"), kind("4s")]  # 4 and 3 unseen copies before 1s (1 copy); E is dead
     assert judged.waits == ((kind("1s"), 1, 15), (kind("4s"), 3, 10), (kind("7s"), 4, 20), (kind("E"), 0, 0))
-    assert judged.wait_value == _ready_worth([(4, 20, 10), (3, 10, 0), (1, 15, 5)])
+    assert judged.wait_value == _ready_worth([(kind("7s"), 4, 20, 10), (kind("4s"), 3, 10, 0), (kind("1s"), 1, 15, 5)])
     assert _with_values(know, counts, option, gains, None).wait_value == _ready_worth(
-        [(4, 20, 10), (3, 10, 0), (1, 99, 0)]
+        [(kind("7s"), 4, 20, 10), (kind("4s"), 3, 10, 0), (kind("1s"), 1, 99, 0)]
     )
 
 
@@ -150,10 +150,18 @@ def test_given_two_waits_alike_when_only_one_may_win_on_a_discard_then_that_one_
     discard) though a discard win gains less than a self-draw (K-7); a dead wait is worth nothing."""
     from engine.bot_normal import _ready_worth
 
-    self_draw_only = _ready_worth([(4, 30, 0)])
-    also_on_discards = _ready_worth([(4, 30, 15)])
+    self_draw_only = _ready_worth([(kind("5m"), 4, 30, 0)])
+    also_on_discards = _ready_worth([(kind("5m"), 4, 30, 15)])
     assert also_on_discards > self_draw_only > 0
-    assert _ready_worth([(0, 30, 15)]) == 0.0
+    assert _ready_worth([(kind("5m"), 0, 30, 15)]) == 0.0
+
+
+def test_given_two_discard_waits_alike_when_one_is_an_honour_then_it_is_worth_more():
+    """Other seats let honours and 1/9 go more readily than middle tiles (measured in self-play), so a
+    wait on one is likelier to be fed."""
+    from engine.bot_normal import _ready_worth
+
+    assert _ready_worth([(kind("E"), 2, 30, 15)]) > _ready_worth([(kind("5m"), 2, 30, 15)])
 
 
 def test_given_a_declared_hand_when_an_honour_has_no_copy_unseen_then_feeding_it_costs_nothing():
