@@ -162,7 +162,7 @@ def _crawl(app, matches: list[tuple[str, list[str]]]) -> int:
 
 def test_a_crawl_of_every_get_route_changes_no_table_and_the_ticker_settles(app, backend, tmp_path):
     """Given a match whose dealer's deadline is overdue, a match whose next deal was never written,
-    a finished match and a finished match whose head no signature covers, when every GET route (API
+    a finished match, a finished match whose head no signature covers and an imported match, when every GET route (API
     and pages) is asked with GET and HEAD for each of them, with no token, a seat's token (and its
     cookie) and the owner's, first by a fresh worker on the database without its snapshots (every
     load cold) and then by the worker that played them, then no table changes at all (its rows and
@@ -179,6 +179,8 @@ def test_a_crawl_of_every_get_route_changes_no_table_and_the_ticker_settles(app,
     half = _half_dealt(svc, api)
     done, done_owner, done_token = played(app)
     unsigned, unsigned_owner, unsigned_token = _finished_unsigned(app)
+    log = app.test_client().get(f"/api/matches/{done}/export").get_data()
+    imported = app.test_client().post("/api/matches/import", data=log).get_json()["id"]  # a finished, read-only match
     clock.advance(HOUR + 1)
     assert svc.decisions.any_overdue(f"match-{late}", svc.now())
     assert svc.repo.load(half).state.needs_new_hand
@@ -193,6 +195,7 @@ def test_a_crawl_of_every_get_route_changes_no_table_and_the_ticker_settles(app,
         (half, []),
         (done, [done_token, done_owner]),
         (unsigned, [unsigned_token, unsigned_owner]),
+        (imported, []),
     ]
 
     _drop_snapshots(backend)
@@ -220,7 +223,8 @@ def test_a_crawl_of_every_get_route_changes_no_table_and_the_ticker_settles(app,
     timeouts = [e for e in svc.repo.read(late) if e.payload.get("reason") == "timeout"]
     assert len(timeouts) == 1
     assert head in {s["version"] for s in signing.signatures_of(svc.repo, unsigned)}  # exports carry it
+    assert signing.signatures_of(svc.repo, imported) == []  # an import keeps the signatures it came with
     exported = app.test_client().get(f"/api/matches/{unsigned}/export").get_data(as_text=True)
     assert f'"version":{head}' in exported.splitlines()[-1].replace(" ", "")
     kept = {row[0] for row in backend.sql("SELECT DISTINCT stream FROM snapshots")}
-    assert {f"match-{done}", f"match-{unsigned}"} <= kept  # the cold loads' folds, kept by the ticker
+    assert {f"match-{done}", f"match-{unsigned}", f"match-{imported}"} <= kept  # the cold folds, kept by the ticker
