@@ -13,6 +13,7 @@ from .model.catalogue import CATALOGUE
 from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from .usecases.chat import Chat
+from .usecases.reads import Reads
 from .usecases.ticker import Ticker
 from .http import headers, limits, observe, pages, proxies, services, strict_json
 from .http.services import Services
@@ -84,18 +85,20 @@ def _services(settings: dict[str, Any]) -> Services:
     store = svc.repo.store
     hub = WaiterHub(store, settings["POLL_INTERVAL"])
     store.watch(hub.appended)  # the store's appends wake this worker's waiters
+    chat = Chat(store, svc.repo, svc.tokens)
+    wait_limits = WaitLimits(settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"])
+    shared, frames = SharedAnswers(), SizedCache(settings["REPLAY_CACHE_BYTES"])
     return Services(
         match=svc,
-        chat=Chat(store),
+        reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames),
+        chat=chat,
         # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
         # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
         ticker=Ticker(svc, interval=settings["TICK_INTERVAL"]),
         hub=hub,
-        wait_limits=WaitLimits(
-            settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"]
-        ),
-        shared_answers=SharedAnswers(),
-        replay_frames=SizedCache(settings["REPLAY_CACHE_BYTES"]),
+        wait_limits=wait_limits,
+        shared_answers=shared,
+        replay_frames=frames,
     )
 
 

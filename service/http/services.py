@@ -16,6 +16,7 @@ from ..infra.sized_cache import SizedCache
 from ..infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from ..usecases.chat import Chat
 from ..usecases.play import MatchService
+from ..usecases.reads import Reads
 from ..usecases.ticker import Ticker
 
 #: the one key of `app.extensions` this app uses
@@ -29,7 +30,8 @@ Readiness = tuple[str, Callable[[], Optional[str]]]
 class Services:
     """What one app (one worker) runs on."""
 
-    match: MatchService  # the use cases over the match store
+    match: MatchService  # the use cases over the match store (what changes a match)
+    reads: Reads  # every read a viewer makes, in its own numbering and redaction
     chat: Chat
     ticker: Ticker  # deadlines, bots and half-written deals, when nobody asks
     hub: WaiterHub  # this worker's waiting clients (long-polls, streams)

@@ -5,20 +5,40 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from functools import partial
+
 from flask import request
 
+from ..infra.waiters import client_gone
+from ..usecases.play import MatchService
+from ..usecases.reads import Client, Reads
 from .observe import note_seat
-from ..usecases.play import MatchService, command_fingerprint
 from .problems import ApiError
 from .services import services
-from ..model.match import Loaded
 
 _ETAG = re.compile(r'^\s*(?:W/)?"?v(\d+)"?\s*$')
 BEARER = {"WWW-Authenticate": 'Bearer realm="tilefold"'}
 
 
 def service() -> MatchService:
+    """The use cases that change a match (one call per route)."""
     return services().match
+
+
+def reads() -> Reads:
+    """The viewer's reads (one call per route): service/usecases/reads.py."""
+    return services().reads
+
+
+def client() -> Client:
+    """The caller as the waiting caps count it: its address, and whether its connection closed."""
+    return Client(request.remote_addr, partial(client_gone, request.environ))
+
+
+def seated(seat: Optional[int]) -> Optional[int]:
+    """Note the seat a request acts or reads as, for the access log (never its token)."""
+    note_seat(seat)
+    return seat
 
 
 def bearer_token() -> Optional[str]:
@@ -37,21 +57,12 @@ def require_token() -> str:
     return token
 
 
-def seat_for(loaded: Loaded, token: str) -> int:
-    """The seat this token belongs to in this match; 403 for any other token."""
-    seat = service().seat_of(loaded, token)
-    if seat is None:
-        raise ApiError(403, "invalid_token", "the token is not a seat token of this match")
-    note_seat(seat)  # the access log names the seat, never its token
-    return seat
+def optional_token() -> Optional[str]:
+    """The Bearer token when an Authorization header is sent, None without one (the public).
 
-
-def optional_viewer(loaded: Loaded) -> Optional[int]:
-    """The caller's seat when an Authorization header is sent, else None (public).
-
-    Any Authorization header must be a valid seat token of this match: `Basic x`, `Bearer ` or
-    garbage is 401, another token 403 — never the public feed, which the owner may have turned
-    off (the spectating switch was bypassed by sending any header)."""
+    Any Authorization header must be a Bearer token: `Basic x`, `Bearer ` or garbage is 401, never
+    the public answer, which the owner may have turned off (the spectating switch was bypassed by
+    sending any header); the read then refuses a token that is not one of the match's seats (403)."""
     if "Authorization" not in request.headers:
         return None
     token = bearer_token()
@@ -62,7 +73,7 @@ def optional_viewer(loaded: Loaded) -> Optional[int]:
             "Authorization must be 'Bearer <seat token>' (or absent, for the public view)",
             BEARER,
         )
-    return seat_for(loaded, token)
+    return token
 
 
 def etag(version: int) -> str:
@@ -87,11 +98,6 @@ def none_match(version: int) -> bool:
         return False
     tags = [tag.strip() for tag in header.split(",")]
     return "*" in tags or version in {int(found.group(1)) for found in map(_ETAG.match, tags) if found}
-
-
-def fingerprint(seat: int, body: dict) -> str:
-    """SHA-256 of the canonical JSON of the request (seat included: keys are per seat)."""
-    return command_fingerprint(seat, body)
 
 
 def idempotency_key() -> Optional[str]:

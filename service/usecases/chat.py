@@ -1,8 +1,8 @@
 """Chat between a match's seated players, kept as events of its own stream (`chat-<match id>`).
 
 The chat stream is not part of the match's stream, so it never reaches the public feed, the
-spectators' stream or a match export. The route (service/http/routes/chat.py) checks the seat
-token and waits on the hub; this reads and appends the lines.
+spectators' stream or a match export. A seated player's token reads them (through
+the query module, service/usecases/reads.py, which also waits for a new line) and says one here.
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ from typing import Any
 
 from events import ConcurrencyError
 
+from .access import seat_for
+from ..infra.repository import MatchRepository
+from ..infra.tokens import Tokens
 from ..model.catalogue import CHAT_POSTED, new_event
 from ..model.errors import Busy
 
@@ -26,8 +29,8 @@ def chat_stream(match_id: str) -> str:
 class Chat:
     """The chat lines of every match, over the event store."""
 
-    def __init__(self, store: Any) -> None:
-        self.store = store
+    def __init__(self, store: Any, repo: MatchRepository, tokens: Tokens) -> None:
+        self.store, self.repo, self.tokens = store, repo, tokens
 
     def version(self, match_id: str) -> int:
         """The number of lines said in the match's chat (its stream's version)."""
@@ -42,8 +45,10 @@ class Chat:
         ]
         return {"version": self.version(match_id), "lines": lines}
 
-    def post(self, match_id: str, seat: int, text: str) -> dict:
-        """Append one line said by `seat`; {version, lines: [the line]}. Busy after 20 lost races."""
+    def post(self, match_id: str, token: str, text: str) -> tuple[int, dict]:
+        """Append one line said by the token's seat; (seat, {version, lines: [the line]}). Busy
+        after 20 lost races."""
+        seat = seat_for(self.tokens, self.repo.load(match_id), token)
         stream = chat_stream(match_id)
         event = new_event({"type": CHAT_TYPE, "seat": seat, "text": text.strip()})
         for _ in range(20):
@@ -58,5 +63,5 @@ class Chat:
                 "text": event.payload["text"],
                 "at": result.recorded_at,
             }
-            return {"version": result.last_version, "lines": [line]}
+            return seat, {"version": result.last_version, "lines": [line]}
         raise Busy("busy", "too many simultaneous chat lines, retry", retry_after=1)

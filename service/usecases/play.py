@@ -14,6 +14,7 @@ from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
 from . import correspondence, match_log, reads, signing, walls
+from .access import seat_for
 from .reads import renumbered, visible_events
 from ..infra import metrics
 from ..model import orders, room as rooms
@@ -21,7 +22,8 @@ from ..infra.clock import Clock, iso
 from ..infra.deadlines import Decisions
 from ..infra.notify import Notifier, Webhooks, new_secret
 from ..infra.tokens import OWNER, Tokens
-from ..model.errors import Busy, Conflict, Forbidden, ServiceError, Unauthenticated, VersionConflict
+from ..model.errors import Busy, Conflict, Forbidden, NotFound, ServiceError, Unauthenticated, VersionConflict
+from ..model.presenters import summary
 from ..infra.repository import NO_EFFECTS, STREAM_PREFIX, Effects, Loaded, MatchRepository, stream_of
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,17 @@ class Acted:
 
     result: AppendResult
     events: Optional[list[dict]]
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A seat's accepted action as its answer: the seat, the body (its fresh view, the events it may
+    see), whether it replays an Idempotency-Key's first answer, and the version (the seat's numbering)."""
+
+    seat: int
+    body: dict
+    replayed: bool
+    version: int
 
 
 class Written(NamedTuple):
@@ -76,52 +89,16 @@ class MatchService:
     def now(self) -> str:
         return iso(self.clock.now())
 
-    # -- reads: the routes' only way to the repository (rows come chain-checked) --------------
+    # -- the match as this worker knows it (the viewer's reads: service/usecases/reads.py) --------
     def load(self, match_id: str) -> Loaded:
         """The match at its latest version (NotFound when there is none)."""
         return self.repo.load(match_id)
 
-    def latest(self, match_id: str) -> Loaded:
-        """The newest state this worker knows (cached after its own appends), else load()."""
-        return self.repo.latest(match_id)
-
-    def version(self, match_id: str) -> int:
-        """The stream's stored (global) version: what the waiter hub counts, never shown to a viewer."""
-        return self.repo.version(match_id)
-
-    def at(self, match_id: str, version: int) -> Optional[Loaded]:
-        """The match folded up to exactly `version` (None: no such version)."""
-        return self.repo.at(match_id, version)
-
-    def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list:
-        """Stored rows after `after` (up to `until`), each checked against the chain."""
-        return self.repo.read(match_id, after, until=until)
-
-    def read_types(self, match_id: str, types: tuple) -> list:
-        """Only the match's rows of `types`, each checked against the chain."""
-        return self.repo.read_types(match_id, types)
-
-    def newest_first(self, before: Optional[str], limit: int) -> list[str]:
-        """Match ids newest first by creation; `before` (a match id) must exist (NotFound)."""
-        if before is not None:
-            self.repo.load(before)
-        return self.repo.match_ids_newest_first(before, limit)
-
-    def export(self, match_id: str, fmt: str) -> tuple[str, str]:
-        """(body, mimetype) of a finished match's log, every row checked against the chain."""
-        return match_log.export(self.repo, match_id, fmt)
-
-    def import_log(self, rows: list[dict], match_id: str, signed: Any, *, check: Any) -> Any:
-        """Verify a log and store it as the finished match `match_id` (match_log.import_rows)."""
-        return match_log.import_rows(self.repo, rows, match_id, signed, check=check)
-
-    def imported(self, match_id: str) -> bool:
-        """Whether the match was imported from a log (a finished, read-only match)."""
-        return match_log.import_record(self.repo, match_id) is not None
-
-    def last_move(self, loaded: Loaded, viewer: Any) -> Optional[dict]:
-        """The latest move `viewer` may see, in its own numbering (service/usecases/reads.py)."""
-        return reads.last_move(self.repo, loaded, viewer)
+    def import_log(self, rows: list[dict], match_id: str, signed: Any, *, check: Any) -> tuple[Any, dict]:
+        """Verify a log and store it as the finished match `match_id` (match_log.import_rows): the
+        verdict and the new match's public summary (no table)."""
+        verdict = match_log.import_rows(self.repo, rows, match_id, signed, check=check)
+        return verdict, summary(self.repo.load(match_id), table=False)
 
     @property
     def keyring(self) -> Any:
@@ -271,32 +248,44 @@ class MatchService:
         return _deal_command(self.repo.keyring, loaded.match_id, committed, state.hands_played + 1, seat_parts)
 
     # -- settings of a match (correspondence play) ----------------------------------
-    def set_orders(self, match_id: str, seat: int, auto_pass: bool, auto_discard: bool) -> Loaded:
-        """Replace a seat's standing orders (an `orders_set` event); they apply at once."""
+    def set_orders(self, match_id: str, token: str, auto_pass: bool, auto_discard: bool) -> dict:
+        """Replace the token's seat's standing orders (an `orders_set` event); they apply at once.
+        The seat's orders as they now stand."""
+        seat = seat_for(self.tokens, self.repo.load(match_id), token)
         orders: rooms.OrdersSet = {"seat": seat, "auto_pass": auto_pass, "auto_discard": auto_discard}
-        return self._append_service_event(match_id, {"type": rooms.ORDERS_SET, **orders})
+        return reads.orders_of(self._append_service_event(match_id, {"type": rooms.ORDERS_SET, **orders}), seat)
 
-    def set_spectating(self, match_id: str, enabled: bool) -> Loaded:
-        """Turn the public view, feed and stream on or off (a `spectating_set` event)."""
+    def set_spectating(self, match_id: str, owner_token: Optional[str], enabled: bool) -> Loaded:
+        """The owner turns the public view, feed and stream on or off (a `spectating_set` event)."""
+        self.check_owner(self.repo.load(match_id), owner_token)
         spectating: rooms.SpectatingSet = {"enabled": enabled}
         return self._append_service_event(match_id, {"type": rooms.SPECTATING_SET, **spectating})
 
-    def reissue_seat(self, match_id: str, seat: int, token: str) -> Loaded:
-        """A new token for a human seat (a `seat_reissued` event; its verifier replaces the old one in
-        the same transaction): the seat's old token stops working."""
+    def reissue_seat(self, match_id: str, owner_token: Optional[str], seat: int) -> tuple[str, Loaded]:
+        """The owner's new token for a human seat (a `seat_reissued` event; its verifier replaces the
+        old one in the same transaction), returned: the seat's old token stops working."""
+        loaded = self.repo.load(match_id)
+        self.check_owner(loaded, owner_token)
+        if not 0 <= seat < rooms.SEATS or loaded.room.seats[seat] is None:
+            raise NotFound("no_such_seat", "nobody sits in that seat yet: share the invite link instead")
+        if loaded.room.is_bot(seat):
+            raise Conflict("bot_seat", "a bot plays that seat")
+        token = rooms.new_token()
         held = self.tokens.writer(stream_of(match_id), seat, token, self.now())
         reissued: rooms.SeatReissued = {"seat": seat}
-        return self._append_service_event(match_id, {"type": rooms.SEAT_REISSUED, **reissued}, Effects(writes=(held,)))
+        event = {"type": rooms.SEAT_REISSUED, **reissued}
+        return token, self._append_service_event(match_id, event, Effects(writes=(held,)))
 
-    def set_webhook(self, match_id: str, seat: int, url: Optional[str]) -> tuple[Optional[str], Loaded]:
-        """Register (url given: a new signing secret, returned) or remove a seat's webhook."""
+    def set_webhook(self, match_id: str, token: str, url: Optional[str]) -> tuple[int, Optional[str], Loaded]:
+        """Register (url given: a new signing secret, returned) or remove the token's seat's webhook."""
+        seat = seat_for(self.tokens, self.repo.load(match_id), token)
         secret = new_secret() if url is not None else None
         row = self.webhooks.writer(stream_of(match_id), seat, url, secret, self.now())
         registered: rooms.WebhookSet = {"seat": seat, "registered": url is not None}
         loaded = self._append_service_event(match_id, {"type": rooms.WEBHOOK_SET, **registered}, Effects(writes=(row,)))
         if url is not None:
             self.notifier.ensure_worker()
-        return secret, loaded
+        return seat, secret, loaded
 
     def _append_service_event(self, match_id: str, event: dict, effects: Effects = NO_EFFECTS) -> Loaded:
         """Append one service event at the latest version (retrying on conflicts), then advance."""
@@ -377,6 +366,36 @@ class MatchService:
         self.advance(match_id, None if acted.result.replayed else self.repo.latest(match_id))
         return acted
 
+    def act_as(
+        self,
+        match_id: str,
+        token: str,
+        command: dict,
+        expected_version: Optional[int],
+        idempotency_key: Optional[str] = None,
+    ) -> Answered:
+        """The token's seat acts (`act`); the answer carries the seat's fresh view and the events it
+        may see, numbered in its own numbering (service/usecases/reads.py), so the next action needs
+        no read."""
+        loaded = self.repo.load(match_id)
+        seat = seat_for(self.tokens, loaded, token)
+        acted = self.act(match_id, seat, command, expected_version, idempotency_key, None, loaded)
+        result, stored = acted.result, self.own_events(match_id, acted)
+        fresh = self.repo.latest(match_id)  # cached by the appends: no re-read, no re-fold
+        # versions in the seat's numbering (service/model/numbering.py); hidden events only grow at the
+        # end, so an Idempotency-Key replay maps the stored result to the same numbers
+        first, last = fresh.numbering.range(result.first_version, result.last_version, seat)
+        # as the feed shows them: everything once the match is over
+        events = renumbered(visible_events(stored, reads.shown_to(fresh, seat)), fresh.numbering, seat)
+        body = {
+            "accepted": True,
+            "first_version": first,
+            "version": last,
+            "events": events,
+            "view": reads.seat_view(self.decisions, fresh, seat),  # as GET view shows it
+        }
+        return Answered(seat, body, result.replayed, fresh.version_for(seat))
+
     def own_events(self, match_id: str, acted: Acted) -> list:
         """The action's own stored events (version, type, payload, recorded_at): as just written
         after a fresh append, read back for an Idempotency-Key replay."""
@@ -452,7 +471,7 @@ class MatchService:
         Costs a cached load and a look at the state when nothing is due."""
         loaded = self.repo.load(match_id)
         if loaded.over:
-            if self.repo.keyring is not None and not self.imported(match_id):
+            if self.repo.keyring is not None and match_log.import_record(self.repo, match_id) is None:
                 signing.sign_unsigned(self.repo, match_id, self.now())
             return
         if not loaded.started:
@@ -532,28 +551,6 @@ class MatchService:
             if attempted == 0:
                 break
         return {"matches_settled": settled, "notices_attempted": delivered}
-
-    def deadlines_for(self, loaded: Loaded, viewer: Optional[int] = None) -> list[dict]:
-        """The pending decisions' starts and deadlines `viewer` may know of (in a window only its own:
-        engine.public_pending; [] without move deadlines or a claim timer)."""
-        if not loaded.room.timed or not loaded.started or loaded.over:
-            return []
-        return self.decisions.for_view(stream_of(loaded.match_id), engine.public_pending(loaded.state, viewer))
-
-    # -- reading ----------------------------------------------------------------
-    def feed(self, loaded: Loaded, viewer: Optional[int], after: int) -> tuple[Loaded, list[dict]]:
-        """Events after `after` (in `viewer`'s numbering) as `viewer` may see them, numbered in its
-        numbering (everything once the match is over: see `numbered_since`)."""
-        since = loaded.numbering.to_global(after, viewer)
-        return loaded, self.numbered_since(loaded, viewer, since, "all" if loaded.over else viewer)
-
-    def numbered_since(self, loaded: Loaded, viewer: Any, since: int, shown_to: Any) -> list[dict]:
-        """The events after global version `since` as `shown_to` may see them, each numbered in
-        `viewer`'s numbering (service/model/numbering.py). `shown_to` is "all" for a finished match's
-        feed: the events `viewer` could not see in play then come too, with `version` null (they
-        have no number in its numbering, which stays the one it counted in play)."""
-        stored = self.repo.read(loaded.match_id, since, until=loaded.version)
-        return renumbered(visible_events(stored, shown_to), loaded.numbering, viewer)
 
 
 def window_marked(before: Any, new: list[dict], after: Any) -> list[dict]:

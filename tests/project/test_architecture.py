@@ -461,3 +461,169 @@ def test_owner_only_routes_and_rate_limits_are_declared_on_the_routes(tmp_path):
         "score.score": "RATE_LIMIT_SCORE",
         "seats.join": "RATE_LIMIT_JOIN",
     }
+
+
+# -- one door for what a viewer reads (docs/ARCHITECTURE.md) -----------------------------------------
+#: how a route reaches the use cases: service() (what changes a match), reads() (the query module),
+#: services().<field> (chat lines, the ticker)
+_ACCESSORS = {"service": "match", "reads": "reads"}
+_USE_CASE_FIELDS = {"match", "reads", "chat", "ticker"}
+#: what a route or page module may import of service/usecases/: the query module (its types and
+#: reads); export.py also the log format's parser for the import (no read of a stored match)
+_HTTP_USECASE_IMPORTS = {"service.usecases.reads", "service.usecases.play"}
+_HTTP_USECASE_EXTRA = {"service/http/routes/export.py": {"service.usecases.match_log"}}
+
+
+def _http_entry_modules() -> list[pathlib.Path]:
+    http = ROOT / "service" / "http"
+    return sorted([*(http / "routes").glob("*.py"), *(http / "pages").glob("*.py")])
+
+
+def _use_case_object(node: ast.AST) -> "str | None":
+    """Which use-case object an expression is: service() -> match, reads() -> reads,
+    services().<field> -> that field; None for anything else."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ACCESSORS and not node.args:
+        return _ACCESSORS[node.func.id]
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in _USE_CASE_FIELDS
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "services"
+    ):
+        return node.attr
+    return None
+
+
+def _use_case_calls(tree: ast.Module) -> dict[str, tuple[list[str], list[int]]]:
+    """function name -> (the use-case objects its calls go to, counting the calls of the module's
+    own functions it calls, transitively; the lines where a use-case object escapes: kept in a name
+    and used other than by calling one of its methods, e.g. handed to a helper)."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    own: dict[str, tuple[list[str], list[int], set[str]]] = {}
+    for name, function in functions.items():
+        parents = {id(child): parent for parent in ast.walk(function) for child in ast.iter_child_nodes(parent)}
+        bound = {
+            target.id: kind
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign) and (kind := _use_case_object(node.value)) is not None
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        calls, escapes, helpers = [], [], set()
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                base = node.func.value
+                kind = _use_case_object(base) or (bound.get(base.id) if isinstance(base, ast.Name) else None)
+                if kind is not None:
+                    calls.append(kind)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+                helpers.add(node.func.id)
+            if isinstance(node, ast.Name) and node.id in bound and isinstance(node.ctx, ast.Load):
+                parent = parents.get(id(node))
+                called = isinstance(parent, ast.Attribute) and isinstance(parents.get(id(parent)), ast.Call)
+                if not called or parents[id(parent)].func is not parent:
+                    escapes.append(node.lineno)
+        own[name] = (calls, escapes, helpers)
+
+    def total(name: str, seen: frozenset) -> tuple[list[str], list[int]]:
+        calls, escapes, helpers = own[name]
+        calls, escapes = list(calls), list(escapes)
+        for helper in sorted(helpers - seen - {name}):
+            more, lost = total(helper, seen | {name})
+            calls += more
+            escapes += lost
+        return calls, escapes
+
+    return {name: total(name, frozenset()) for name in functions}
+
+
+def _routes(tree: ast.Module) -> dict[str, set[str]]:
+    """route function name -> its HTTP methods (from `@<blueprint>.route(..., methods=[...])`)."""
+    found = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute):
+                if decorator.func.attr == "route":
+                    methods = {"GET"}
+                    for keyword in decorator.keywords:
+                        if keyword.arg == "methods":
+                            methods = set(ast.literal_eval(keyword.value))
+                    found[node.name] = methods
+    return found
+
+
+def test_the_use_case_call_reader_counts_calls_through_helpers_and_sees_escapes():
+    # given a route that reads once itself and once more through a helper, and one that hands the
+    # match service to a helper
+    tree = ast.parse(
+        "def helper(x):\n    return reads().summary(x)\n"
+        "def route(m):\n    svc = service()\n    svc.load(m)\n    return helper(m)\n"
+        "def leaky(m):\n    svc = service()\n    return other(svc)\n"
+        "def chat(m):\n    return services().chat.post(m)\n"
+    )
+    # then the reader counts both calls, names their objects and sees the escape
+    found = _use_case_calls(tree)
+    assert sorted(found["route"][0]) == ["match", "reads"] and found["route"][1] == []
+    assert found["leaky"][0] == [] and found["leaky"][1] == [9]
+    assert found["chat"][0] == ["chat"]
+
+
+def test_each_route_and_page_calls_one_use_case_and_reads_through_the_query_module():
+    """A route parses its request, calls ONE use case and writes its answer: no route or page function
+    (with the module's helpers it calls) calls more than one use-case method, none hands a use-case
+    object on, and a GET answers from the query module alone (service/usecases/reads.py, `Reads`):
+    the viewer's numbering and redaction are decided there, never composed in a route."""
+    found = {}
+    for path in _http_entry_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = _use_case_calls(tree)
+        for route, methods in _routes(tree).items():
+            made, escapes = calls[route]
+            wrong = [kind for kind in made if kind != "reads"] if methods <= {"GET", "HEAD"} else []
+            if len(made) > 1 or escapes or wrong:
+                found[f"{path.relative_to(ROOT)}:{route}"] = {"calls": made, "escapes": escapes, "not_reads": wrong}
+    assert found == {}
+
+
+def test_routes_and_pages_import_the_use_cases_only_through_the_query_module():
+    """Of service/usecases/, a route or page module imports only the query module (reads.py, whose
+    `Reads` answers every read) and the match service's types; the viewer's redaction, numbering,
+    chat, replay and spectating checks are not theirs to import. Nor does any import the match as
+    folded (`service.model.match`, `service.model.numbering`): they never see global versions."""
+    found = {}
+    for path in _http_entry_modules():
+        relative = str(path.relative_to(ROOT))
+        allowed = _HTTP_USECASE_IMPORTS | _HTTP_USECASE_EXTRA.get(relative, set())
+        imported = _service_imports(path)
+        wrong = sorted(
+            name
+            for name in imported
+            if (name.startswith("service.usecases") and name not in allowed)
+            or name.startswith(("service.model.match", "service.model.numbering", "service.infra.repository"))
+        )
+        if wrong:
+            found[relative] = wrong
+    assert found == {}
+
+
+def test_pages_and_routes_compute_no_rules():
+    """Pages and routes ask the engine's public API (`engine`, its options and variant registry), never
+    its rule modules, and read no folded state (`.state`, `.numbering`) themselves."""
+    public = {"engine", "engine.options", "engine.variants"}
+    found = {}
+    for path in _http_entry_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hits = sorted(
+            {name for name in _modules(path) if name.split(".")[0] == "engine" and name not in public}
+            | {
+                f".{node.attr}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute) and node.attr in ("state", "numbering")
+            }
+        )
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    assert found == {}

@@ -8,27 +8,24 @@ Bearer token. The routes here only render pages and move tokens into cookies.
 from __future__ import annotations
 
 import re
-import time
 from functools import partial
-from typing import Any
+from typing import Any, Optional
 
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request
 from marshmallow import ValidationError
 
 from engine.options import OptionError
 
-from ...usecases import match_log
-from ...infra import waiters
 from ...model import room as rooms
 from ...model.errors import NotFound
-from ..links import invite_url
+from ...usecases.reads import pattern_names
 from ..problems import ApiError
 from ..routes.declare import is_owner_route
 from ..routes.variants import describe
 from ..schemas import ViewQuerySchema
-from ..services import services
-from ..web import service
-from . import auth, mine
+from ..web import client, reads, service
+from . import auth
+from ..links import invite_url
 
 blp = Blueprint("pages", __name__, template_folder="templates")
 RANDOMNESS_TEXT = re.compile(r"[0-9a-f]{64}")
@@ -56,16 +53,11 @@ def _page(template: str, status: int = 200, **context) -> Response:
     return Response(html, status=status, mimetype="text/html")  # its security headers: service/http/headers.py
 
 
-def _load_for_page(match_id: str) -> Any:
-    """The match a page shows. An unknown id answers a browser (Accept: text/html) with a 404 page
-    saying so, like /replay/<id>; other clients keep the API's problem+json."""
-    try:
-        return service().load(match_id)
-    except NotFound:
-        wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
-        if not wants_html:
-            raise
-        raise _Missing(_page("no_match.html", status=404, match_id=match_id)) from None
+def _missing_page(match_id: str, missing: NotFound) -> Exception:
+    """What a page raises for an unknown match: for a browser (Accept: text/html) a 404 page saying
+    so, like /replay/<id>; for other clients the NotFound itself (the API's problem+json)."""
+    wants_html = request.accept_mimetypes.best_match(["application/problem+json", "text/html"]) == "text/html"
+    return _Missing(_page("no_match.html", status=404, match_id=match_id)) if wants_html else missing
 
 
 class _Missing(Exception):
@@ -107,8 +99,10 @@ def home():
 
 @blp.route("/join/<match_id>", methods=["GET"])
 def join_page(match_id):
-    loaded = _load_for_page(match_id)
-    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
+    try:
+        seat = reads().seat_of(match_id, request.cookies.get(auth.seat_cookie(match_id)))
+    except NotFound as missing:
+        raise _missing_page(match_id, missing) from None
     return _page("join.html", match_id=match_id, seated=seat is not None)
 
 
@@ -119,16 +113,20 @@ def my_page():
 
 @blp.route("/play/<match_id>", methods=["GET"])
 def play_page(match_id):
-    loaded = _load_for_page(match_id)
-    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
-    owner = service().is_owner(loaded, request.cookies.get(auth.owner_cookie(match_id)))
+    cookies = request.cookies
+    try:
+        seat, owner = reads().table(
+            match_id, cookies.get(auth.seat_cookie(match_id)), cookies.get(auth.owner_cookie(match_id))
+        )
+    except NotFound as missing:
+        raise _missing_page(match_id, missing) from None
     return _page(
         "play.html",
         match_id=match_id,
         seat="" if seat is None else seat,
         owner=owner,
         invite=invite_url(match_id),
-        names=match_log.pattern_names(),
+        names=pattern_names(),
     )
 
 
@@ -138,11 +136,12 @@ def create():
     """Create a match from the home page; this browser keeps the owner token (HttpOnly cookie)."""
     _check_csrf()
     body = _body()
-    svc = service()
     options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
-    deadline, claim = body.get("deadline_seconds"), body.get("claim_seconds")
+    deadline, claim = _times(body.get("deadline_seconds"), body.get("claim_seconds"))
     try:
-        match_id, owner_token, _ = _create(svc, str(body.get("variant", "")), options, deadline, claim)
+        match_id, owner_token, _ = service().create(
+            str(body.get("variant", "")), options, deadline_seconds=deadline, claim_seconds=claim
+        )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     response = jsonify({"id": match_id, "invite_url": invite_url(match_id), "play": f"/play/{match_id}"})
@@ -150,7 +149,8 @@ def create():
     return response, 201
 
 
-def _create(svc, variant: str, options: dict, deadline, claim=None):
+def _times(deadline: Any, claim: Any) -> tuple[Optional[int], Optional[int]]:
+    """The move deadline and claim time a new match is asked for (None: none), checked."""
     if deadline is not None and (
         isinstance(deadline, bool) or not isinstance(deadline, int) or not 10 <= deadline <= 30 * 86400
     ):
@@ -158,7 +158,7 @@ def _create(svc, variant: str, options: dict, deadline, claim=None):
     low, high = rooms.MIN_CLAIM_SECONDS, rooms.MAX_CLAIM_SECONDS
     if claim is not None and (isinstance(claim, bool) or not isinstance(claim, int) or not low <= claim <= high):
         raise ApiError(400, "invalid_claim_seconds", f"claim_seconds must be a whole number from {low} to {high}")
-    return svc.create(variant, options, deadline_seconds=deadline or None, claim_seconds=claim or None)
+    return deadline or None, claim or None
 
 
 @blp.route("/web/matches/<match_id>/join", methods=["POST"])
@@ -181,7 +181,7 @@ def claim(match_id):
     """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
     _check_csrf()
     token = str(_body().get("token", ""))
-    seat = mine.seat_in(service(), service().load(match_id), token)
+    seat = reads().seat_of(match_id, token)
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
@@ -191,20 +191,17 @@ def claim(match_id):
 
 @blp.route("/web/mine", methods=["GET"])
 def my_matches():
-    """Every match this browser holds a seat in, your turn first (see mine.py), with an ETag over
-    the list. `?wait=seconds` with If-None-Match naming it long-polls: answered when one of those
-    matches moves in the browser's seat's numbering (never for an event hidden from that seat),
-    else 304 when the time is up; counted by the waiting caps (429/503)."""
-    svc, held = service(), auth.held_matches(request.cookies)
+    """Every match this browser holds a seat in, your turn first (service/usecases/reads.py), with an
+    ETag over the list. `?wait=seconds` with If-None-Match naming it long-polls: answered when one
+    of those matches moves in the browser's seat's numbering (never for an event hidden from that
+    seat), else 304 when the time is up; counted by the waiting caps (429/503)."""
     wait = _wait_seconds()
-    listed, known = mine.my_matches(svc, held)
-    if wait > 0 and _names(mine.list_tag(listed)):
-        listed = _wait_for_mine(svc, held, listed, known, min(wait, current_app.config["MAX_WAIT"]))
-    tag = mine.list_tag(listed)
-    if _names(tag):
-        return Response(status=304, headers={"ETag": tag})
-    response = jsonify({"matches": listed})
-    response.headers["ETag"] = tag
+    wait = min(wait, current_app.config["MAX_WAIT"]) if wait > 0 else 0
+    listed = reads().mine(auth.held_matches(request.cookies), wait=wait, holds=_names, client=client())
+    if _names(listed.tag):
+        return Response(status=304, headers={"ETag": listed.tag})
+    response = jsonify({"matches": listed.matches})
+    response.headers["ETag"] = listed.tag
     return response
 
 
@@ -222,37 +219,7 @@ def _names(tag: str) -> bool:
     return any(found.strip() in (tag, "*") for found in header.split(","))
 
 
-def _wait_for_mine(
-    svc: Any, held: dict[str, str], listed: list[dict], known: dict[str, int], seconds: float
-) -> list[dict]:
-    """Wait on the worker's WaiterHub for all the browser's matches at once (one condition, no
-    query while waiting) until the list changes for this browser or time runs out. The list is
-    read again only when one of its streams moved; an event hidden from its seat moves the stream
-    but not the list, and the wait goes on as if nothing had happened."""
-    slot = services().wait_limits.acquire(request.remote_addr, "mine")
-    tag = mine.list_tag(listed)
-    deadline = time.monotonic() + seconds
-    try:
-        while (remaining := deadline - time.monotonic()) > 0:
-            moved = services().hub.wait_any(known, min(remaining, waiters.DISCONNECT_CHECK))
-            if moved == known:
-                if waiters.wait_over(services().hub, request.environ):
-                    break  # stopping, or the client left: its slot is freed now
-                continue
-            known = moved
-            listed, _ = mine.my_matches(svc, held)
-            if mine.list_tag(listed) != tag:
-                break
-    finally:
-        slot.release()
-    return listed
-
-
 @blp.route("/web/matches/<match_id>/ting", methods=["GET"])
 def ting(match_id):
     """The seat's 报听 choices: each discard, the tiles it then waits on and their points."""
-    loaded = service().load(match_id)
-    seat = mine.seat_in(service(), loaded, request.cookies.get(auth.seat_cookie(match_id)))
-    if seat is None:
-        raise ApiError(403, "invalid_token", "this browser holds no seat in this match")
-    return jsonify({"version": loaded.version_for(seat), "choices": mine.ting_choices(loaded, seat)})
+    return jsonify(reads().ting(match_id, request.cookies.get(auth.seat_cookie(match_id))))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ...usecases.correspondence import require_spectating
 from ..schemas import EventListSchema, EventsQuerySchema
-from ..web import optional_viewer, service
+from ..web import optional_token, reads, seated
 from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
@@ -23,10 +22,6 @@ def list_events(args, match_id):
     `?after=` and every version are in the caller's numbering (its seat's, or the public's): the
     events it may see, counted without gaps; once the match is over the events it could not see in
     play come too, with `version` null."""
-    svc = service()
-    loaded = svc.load(match_id)
-    viewer = optional_viewer(loaded)
-    if viewer is None:
-        require_spectating(loaded)  # the public feed, which the owner may turn off
-    loaded, items = svc.feed(loaded, viewer, args["after"])
-    return {"version": loaded.version_for(viewer), "viewer": "all" if loaded.over else viewer, "events": items}
+    seat, feed = reads().feed(match_id, optional_token(), args["after"])
+    seated(seat)
+    return feed

@@ -7,9 +7,8 @@ from flask import Response, current_app, request
 from ...usecases import match_log
 from ..import_check import check_service_events
 from ...model import room as rooms
-from ...model.presenters import summary
 from ..problems import ApiError
-from ..web import service
+from ..web import reads, service
 from .declare import Blueprint, errors, rate_limited
 
 blp = Blueprint(
@@ -30,7 +29,7 @@ DEFAULT_IMPORT_LIMIT = (
 def export_match(match_id):
     """The log of a finished match (409 while it is in play); ndjson rows are exactly as stored."""
     fmt = request.args.get("format", "ndjson")
-    body, mimetype = service().export(match_id, fmt)
+    body, mimetype = reads().export(match_id, fmt)
     ext = {"ndjson": "ndjson", "json": "json", "text": "txt"}[fmt]
     headers = {"Content-Disposition": f'inline; filename="tilefold-{match_id}.{ext}"'}
     return Response(body, mimetype=mimetype, headers=headers)
@@ -48,15 +47,9 @@ def import_match():
         rows, signed = match_log.read_log(text)
     except match_log.LogError as exc:
         raise ApiError(400, "invalid_log", str(exc)) from None
-    svc = service()
     match_id = rooms.new_match_id()
-    verdict = svc.import_log(rows, match_id, signed, check=check_service_events)
-    body = {
-        "id": match_id,
-        "verdict": verdict.text(),
-        "signed_by_trusted_key": bool(verdict.trusted),
-        "match": summary(svc.load(match_id), table=False),
-    }
+    verdict, match = service().import_log(rows, match_id, signed, check=check_service_events)
+    body = {"id": match_id, "verdict": verdict.text(), "signed_by_trusted_key": bool(verdict.trusted), "match": match}
     return body, 201, {"Location": f"/api/matches/{match_id}"}
 
 

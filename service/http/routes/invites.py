@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from ...model import room as rooms
 from ..links import play_url
-from ..problems import ApiError
 from ..schemas import ReissuedSchema
 from ..web import bearer_token, service
 from .declare import Blueprint, bearer, errors, owner_only
@@ -24,13 +22,5 @@ blp = Blueprint(
 @errors(blp, 401, 403, 404, 409, 503)
 def reissue(match_id, seat):
     """A new token for a human seat (shown once, with its play_url); the seat's old token stops working."""
-    svc = service()
-    loaded = svc.load(match_id)
-    svc.check_owner(loaded, bearer_token())
-    if not 0 <= seat < rooms.SEATS or loaded.room.seats[seat] is None:
-        raise ApiError(404, "no_such_seat", "nobody sits in that seat yet: share the invite link instead")
-    if loaded.room.is_bot(seat):
-        raise ApiError(409, "bot_seat", "a bot plays that seat")
-    token = rooms.new_token()
-    loaded = svc.reissue_seat(match_id, seat, token)
+    token, loaded = service().reissue_seat(match_id, bearer_token(), seat)
     return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "version": loaded.version_for(None)}

@@ -11,7 +11,7 @@ from ...model.presenters import summary
 from ..problems import ApiError
 from ..schemas import MatchCreatedSchema, MatchListQuerySchema, MatchListSchema, MatchSummarySchema
 from ..schemas_correspondence import CorrespondenceCreateSchema
-from ..web import service
+from ..web import reads, service
 from .declare import Blueprint, errors, rate_limited
 
 blp = Blueprint(
@@ -28,13 +28,8 @@ blp = Blueprint(
 @errors(blp, 400, 404, 503)
 def list_matches(args):
     """List matches newest first by creation, without the table; `?before=<id>` for the next page."""
-    svc = service()
-    limit = current_app.config["LIST_LIMIT"]
-    before = args.get("before")
-    ids = svc.newest_first(before, limit + 1)  # 404 for an unknown cursor
-    page = ids[:limit]
-    matches = [summary(svc.load(match_id), table=False) for match_id in page]
-    return {"matches": matches, "next": f"/api/matches?before={page[-1]}" if len(ids) > limit else None}
+    matches, last = reads().matches(args.get("before"), current_app.config["LIST_LIMIT"])  # 404: unknown cursor
+    return {"matches": matches, "next": f"/api/matches?before={last}" if last is not None else None}
 
 
 @blp.route("", methods=["POST"])
@@ -78,4 +73,4 @@ def _check_length(options: dict) -> None:
 @errors(blp, 404, 503)
 def get_match(match_id):
     """A match's public summary: seats, scores and the public table."""
-    return summary(service().load(match_id))
+    return reads().summary(match_id)

@@ -35,9 +35,7 @@ def join(data, match_id):
 @errors(blp, 401, 403, 404, 409, 413, 503)
 def add_bots(data, match_id):
     """Owner only (Bearer owner token): fill empty seats with bots, of one level or one level per seat."""
-    levels = data.get("levels")
-    if levels is not None:
-        seats, loaded = service().add_bots(match_id, bearer_token(), len(levels), levels=levels)
-    else:
-        seats, loaded = service().add_bots(match_id, bearer_token(), data.get("count"), data["level"])
+    levels = data.get("levels")  # instead of count and level: one level per bot
+    count = len(levels) if levels is not None else data.get("count")
+    seats, loaded = service().add_bots(match_id, bearer_token(), count, data["level"], levels=levels)
     return {"seats": seats, "match": summary(loaded)}

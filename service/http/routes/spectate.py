@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import engine
-
-from ...usecases.correspondence import require_spectating
-from ...model.presenters import status
 from ..schemas import EventsQuerySchema
 from ..schemas_correspondence import SpectateEventsSchema, SpectateViewSchema
-from ..stream import SPECTATOR, items_for
-from ..web import service
+from ..web import reads
 from .declare import Blueprint, errors
 
 blp = Blueprint(
@@ -25,17 +20,7 @@ blp = Blueprint(
 @errors(blp, 403, 404, 503)
 def spectate(match_id):
     """engine.view(state, None) and the pending decisions' deadlines; 403 when spectating is off."""
-    svc = service()
-    loaded = svc.load(match_id)
-    require_spectating(loaded)
-    return {
-        "id": loaded.match_id,
-        "version": loaded.version_for(None),
-        "status": status(loaded),
-        "seats": loaded.room.public_seats(),
-        "view": engine.view(loaded.state, None) if loaded.started else None,
-        "deadlines": svc.deadlines_for(loaded),
-    }
+    return reads().spectate(match_id)
 
 
 @blp.route("/<match_id>/spectate/events", methods=["GET"])
@@ -44,11 +29,4 @@ def spectate(match_id):
 @errors(blp, 403, 404, 503)
 def spectate_events(args, match_id):
     """Events after ?after=N, each engine.redact(event, None) (even once the match is over)."""
-    svc = service()
-    loaded = svc.load(match_id)
-    require_spectating(loaded)
-    return {
-        "version": loaded.version_for(None),
-        "viewer": None,
-        "events": items_for(svc, loaded, SPECTATOR, args["after"]),
-    }
+    return reads().spectate_events(match_id, args["after"])

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from functools import partial
-
-from typing import Any
-
 from flask import Response, current_app, request, stream_with_context
 
-from ...infra import waiters
-from ...usecases.correspondence import require_spectating
-from ..problems import ApiError
 from ..schemas_correspondence import StreamQuerySchema
-from ..stream import SPECTATOR, events, start_after
-from ..services import services
-from ..web import optional_viewer, service
+from ..stream import SSE, start_after
+from ..web import client, optional_token, reads, seated
 from .declare import Blueprint, bearer, errors, headers
 
 blp = Blueprint(
@@ -39,33 +31,21 @@ blp = Blueprint(
 @errors(blp, 400, 403, 404, 429, 503)
 def stream(args, match_id):
     """With a seat token: that seat's events; without: the spectator feed (403 when spectating is off)."""
-    svc = service()
-    loaded = svc.load(match_id)
-    viewer: Any = optional_viewer(loaded)  # a seat, or SPECTATOR
-    allowed = None
-    if viewer is None:
-        require_spectating(loaded)
-        viewer, allowed = SPECTATOR, (lambda current: current.room.spectating or current.over)
-    after = start_after(request.headers.get("Last-Event-ID"), args["after"])
-    if after is None:
-        raise ApiError(400, "invalid_last_event_id", "Last-Event-ID must be an event version (a whole number)")
+    token = optional_token()
+    after = start_after(request.headers.get("Last-Event-ID"), args["after"])  # None: unreadable
     config = current_app.config
-    slot = services().wait_limits.acquire(request.remote_addr, "stream")  # 429/503 beyond the waiting limits
-    body = events(
-        svc,
+    following = reads().follow(  # 429/503 beyond the waiting limits
         match_id,
-        viewer,
+        token,
         after,
+        client(),
+        SSE,
         lifetime=config["STREAM_LIFETIME"],
         heartbeat=config["STREAM_HEARTBEAT"],
         idle=config["STREAM_IDLE"],
-        hub=services().hub,
-        allowed=allowed,
-        slot=slot,
-        shared=services().shared_answers,
-        gone=partial(waiters.client_gone, request.environ),
     )
+    seated(following.seat)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    response = Response(stream_with_context(body), mimetype="text/event-stream", headers=headers)
-    response.call_on_close(slot.release)  # also when the body is never read
+    response = Response(stream_with_context(following.messages), mimetype="text/event-stream", headers=headers)
+    response.call_on_close(following.close)  # also when the body is never read
     return response

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-import time
+from flask import Response, current_app, jsonify
 
-from flask import Response, current_app, jsonify, request
-
-from ...model.presenters import private_view
-from ...infra import waiters
-from ...model.match import Loaded, stream_of
 from ..schemas import PrivateViewSchema, ViewQuerySchema
-from ..services import services
-from ..web import etag, none_match, require_token, seat_for, service
+from ..web import client, etag, none_match, reads, require_token, seated
 from .declare import Blueprint, bearer, errors, headers
 
 blp = Blueprint("view", __name__, url_prefix="/api/matches", description="What one seat sees (Bearer seat token).")
@@ -31,54 +25,15 @@ blp = Blueprint("view", __name__, url_prefix="/api/matches", description="What o
 @errors(blp, 401, 403, 404, 429, 503)
 def get_view(args, match_id):
     """engine.view for the caller's seat plus names and legal actions; ETag \"v<version>\"."""
-    svc = service()
-    loaded = svc.load(match_id)
-    seat = seat_for(loaded, require_token())
-    waited = args["wait"] > 0 and none_match(loaded.version_for(seat))
-    if waited:
-        loaded = wait_for_change(loaded, seat, min(args["wait"], current_app.config["MAX_WAIT"]))
-    version = loaded.version_for(seat)  # the seat's own numbering (service/model/numbering.py)
-    headers = {"ETag": etag(version), "Cache-Control": "private, no-cache"}
-    if none_match(version):
+    wait = min(args["wait"], current_app.config["MAX_WAIT"]) if args["wait"] > 0 else 0
+    answer = reads().view(match_id, require_token(), wait=wait, held=none_match, client=client())
+    seated(answer.seat)
+    headers = {"ETag": etag(answer.version), "Cache-Control": "private, no-cache"}
+    if none_match(answer.version):
         return Response(status=304, headers=headers)
-    if waited:  # every long-poll of this seat woken by this version gets the same answer: made once
-        key = ("view", loaded.match_id, loaded.version, seat)
-        data = services().shared_answers.get_or_make(key, lambda: current_app.json.dumps(view_body(svc, loaded, seat)))
-        return Response(data, mimetype="application/json", headers=headers)
-    response = jsonify(view_body(svc, loaded, seat))  # hot path: no schema dump, same shape
+    shared = answer.text(current_app.json.dumps)  # every long-poll woken by this version: made once
+    if shared is not None:
+        return Response(shared, mimetype="application/json", headers=headers)
+    response = jsonify(answer.body())  # hot path: no schema dump, same shape
     response.headers.update(headers)
     return response
-
-
-def view_body(svc, loaded: Loaded, seat: int) -> dict:
-    body = private_view(loaded, seat)
-    body["deadlines"] = svc.deadlines_for(
-        loaded, seat
-    )  # correspondence play: [] without move deadlines; in a window its own only
-    return body
-
-
-def wait_for_change(loaded: Loaded, seat: int, seconds: float) -> Loaded:
-    """Wait on the worker's WaiterHub (one store query per poll for all waiters, across workers)
-    until the match moves in `seat`'s numbering or time runs out; counted by the waiting limits
-    (429/503 beyond them). An event hidden from the seat (another seat's answer in an open window)
-    wakes the hub but not the answer: the wait goes on, as if nothing had happened."""
-    slot = services().wait_limits.acquire(request.remote_addr, "view")
-    seen, known = loaded.version_for(seat), loaded.version
-    deadline = time.monotonic() + seconds
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return loaded
-            version = services().hub.wait(stream_of(loaded.match_id), known, min(remaining, waiters.DISCONNECT_CHECK))
-            if version <= known:
-                if waiters.wait_over(services().hub, request.environ):
-                    return loaded  # stopping, or the client left: its slot is freed now, not when the wait would end
-                continue
-            known = version
-            loaded = service().load(loaded.match_id)
-            if loaded.version_for(seat) != seen:
-                return loaded
-    finally:
-        slot.release()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...infra.notify import SIGNATURE_HEADER
 from ..schemas_correspondence import WebhookResultSchema, WebhookSchema
-from ..web import require_token, seat_for, service
+from ..web import require_token, seated, service
 from .declare import Blueprint, bearer, errors
 
 blp = Blueprint(
@@ -22,9 +22,8 @@ blp = Blueprint(
 @errors(blp, 401, 403, 404, 409, 413, 503)
 def put_webhook(data, match_id):
     """Register (or replace) the caller's webhook; a new secret each time, shown only here."""
-    svc = service()
-    seat = seat_for(svc.load(match_id), require_token())
-    secret, loaded = svc.set_webhook(match_id, seat, data["url"])
+    seat, secret, loaded = service().set_webhook(match_id, require_token(), data["url"])
+    seated(seat)
     return {
         "seat": seat,
         "url": data["url"],
@@ -40,7 +39,6 @@ def put_webhook(data, match_id):
 @errors(blp, 401, 403, 404, 409, 503)
 def delete_webhook(match_id):
     """Remove the caller's webhook (undelivered notices are dropped)."""
-    svc = service()
-    seat = seat_for(svc.load(match_id), require_token())
-    svc.set_webhook(match_id, seat, None)
+    seat, _, _ = service().set_webhook(match_id, require_token(), None)
+    seated(seat)
     return None
