@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 import engine
-from events import AppendResult, EventStoreContract, NewEvent, StoredEvent, verify_chain
+from events import AppendResult, EventStoreContract, NewEvent, StoredEvent, compute_hash, verify_chain
 
 from . import metrics
 from ..model import room as rooms
@@ -103,9 +103,6 @@ class Unkept:
         return items
 
 
-VERIFIED_LIMIT = 100_000  # match ids whose checked range a worker remembers
-
-
 class MatchRepository:
     """Loads and appends match streams; loading reads only the events after the cached version."""
 
@@ -121,7 +118,6 @@ class MatchRepository:
         self.keyring = keyring  # signs hand and match ends (service/usecases/signing.py); None: unsigned
         self.cache = StateCache(cache_size)
         self.snapshots = Snapshots(store, snapshot_every, snapshot_head)
-        self._verified: dict[str, int] = {}  # match id -> rows after this version were checked
         self._unkept = Unkept()  # cold loads' folds whose snapshot the ticker writes (keep_folded)
 
     def load(self, match_id: str) -> Loaded:
@@ -134,8 +130,8 @@ class MatchRepository:
         metrics.MATCH_LOADS.labels("cold" if cold else "hit").inc()
         if cold:
             cached = self._from_snapshot(match_id)
-            # The rows this load folds (after the snapshot); read() checks older rows
-            # before it serves them, so no row reaches a client unchecked.
+            # The rows this load folds (after the snapshot); read() checks every row it hands
+            # out as it reads it, so no row reaches a client unchecked.
             self.check_integrity(match_id, cached.version if cached else 0)
         after = cached.version if cached else 0
         new = self.store.read(stream_of(match_id), after=after)
@@ -176,22 +172,22 @@ class MatchRepository:
         return self._fold(match_id, start, new)
 
     def check_integrity(self, match_id: str, after: int = 0) -> None:
-        """Each row's hash against the chain, when a match is loaded from disk (cold).
+        """Each stored row after `after` against the chain, as stored (the store's `chain_problem`).
 
         A row edited inside the database file (its triggers dropped and restored) no longer matches
-        its hash, or breaks the chain after it: 503 and a logged error instead of a forged state.
-        A cold load checks the rows after its snapshot (the ones it folds); `read` checks older rows
-        the first time this worker serves them (feeds, SSE, replays serve rows themselves), so every
-        row a client gets was checked, at a cost bounded by what is read. Cached matches are not re-read.
+        its hash, or breaks the chain after it: IntegrityFailure (503) and a logged error instead of
+        a forged state. A cold load checks the rows after its snapshot (the ones it folds); `read`
+        checks each row it hands out as it reads it; `read_types` checks the stream each time.
         """
         problem = self.store.chain_problem(stream_of(match_id), after)
         if problem:
-            metrics.INTEGRITY_ERRORS.labels("chain").inc()
-            log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
-            raise IntegrityFailure(match_id, problem)
-        if len(self._verified) >= VERIFIED_LIMIT:
-            self._verified.clear()  # forgetting only means checking again
-        self._verified[match_id] = after  # rows after this version have been checked in this worker
+            self._refuse(match_id, problem)
+
+    @staticmethod
+    def _refuse(match_id: str, problem: str) -> None:
+        metrics.INTEGRITY_ERRORS.labels("chain").inc()
+        log.error("match %s fails its hash chain, refusing to serve it: %s", match_id, problem)
+        raise IntegrityFailure(match_id, problem)
 
     def latest(self, match_id: str) -> Loaded:
         """The newest state this worker knows (cached after its own appends), else load()."""
@@ -262,14 +258,44 @@ class MatchRepository:
         return result
 
     def read(self, match_id: str, after: int = 0, until: Optional[int] = None) -> list[StoredEvent]:
-        """Rows after `after` (up to `until`), each checked against the chain once per worker."""
+        """Rows after `after` (up to `until`), each checked against the chain as it is handed out:
+        its hash recomputed from what was read and the hash of the row before it (read with them),
+        so a row edited in the database after this worker first read it, or cached the match, is
+        never served. IntegrityFailure names the row."""
         limit = None if until is None else max(0, until - after)
         if limit == 0:
             return []
-        checked = self._verified.get(match_id)
-        if checked is None or after < checked:
-            self.check_integrity(match_id, after)
-        return self.store.read(stream_of(match_id), after=after, limit=limit)
+        start = max(0, after - 1)  # the row before the first: its hash is the first one's link
+        rows = self.store.read(stream_of(match_id), after=start, limit=None if limit is None else limit + after - start)
+        if after > 0:
+            if not rows:
+                return []
+            if rows[0].version != after:
+                self._refuse(match_id, f"v{after}: missing (found v{rows[0].version})")
+            link, rows = rows[0].hash, rows[1:]
+        else:
+            link = ""
+        self._check_rows(match_id, after, link, rows)
+        return rows
+
+    def _check_rows(self, match_id: str, after: int, link: str, rows: list[StoredEvent]) -> None:
+        """Each row's hash recomputed from its content and the row before it; on a mismatch the
+        stored text decides (`check_integrity`), since a payload read back upcast to a newer schema
+        no longer hashes as stored."""
+        expected = after + 1
+        for row in rows:
+            fields = {
+                "stream": row.stream,
+                "version": row.version,
+                "type": row.type,
+                "schema_version": row.schema_version,
+                "payload": row.payload,
+                "recorded_at": row.recorded_at,
+            }
+            if row.version != expected or compute_hash(link, fields) != row.hash:
+                self.check_integrity(match_id, after)
+                return
+            link, expected = row.hash, expected + 1
 
     def export_rows(self, match_id: str) -> list[dict[str, Any]]:
         """Every stored row of the match as stored (for a log), each checked against the chain:
@@ -286,11 +312,10 @@ class MatchRepository:
         return rows
 
     def read_types(self, match_id: str, types: tuple) -> list[StoredEvent]:
-        """Only the rows of `types` (a backend without the filter: read all, keep those), checked
-        against the chain first as `read` checks its rows."""
-        checked = self._verified.get(match_id)
-        if checked is None or checked > 0:
-            self.check_integrity(match_id)
+        """Only the rows of `types` (a backend without the filter: read all, keep those), the
+        stream checked against the chain first, each time (its rows are not contiguous: `read`'s
+        row-by-row check does not apply)."""
+        self.check_integrity(match_id)
         try:
             return self.store.read(stream_of(match_id), types=types)
         except TypeError:

@@ -345,10 +345,11 @@ def test_a_window_closed_service_event_imports_only_in_its_live_shape(app, clien
 def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app, capsys):
     """Given a finished match whose discard row was edited inside the database file (triggers dropped
     and restored), when a fresh process is asked for it through every read, then none serves the
-    forged tile: export (every format), the feed and the replay frames answer 503 integrity_error,
+    forged tile: export (every format), the feeds and the replay frames answer 503 integrity_error,
     and a seat's view and the summary either do too or fold from a snapshot taken before the edit
-    (never the forged row); a warm worker re-checks what it exports; and `tilefold export` exits
-    non-zero naming the edited row."""
+    (never the forged row); a warm worker, which read and cached the match before the edit, checks
+    every row it hands out as it reads it and refuses alike; and `tilefold export` exits non-zero
+    naming the edited row."""
     from service.app import create_app
 
     match_id, _, token = played(app)
@@ -361,8 +362,8 @@ def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app
     for warm in (False, True):
         client = app.test_client() if warm else create_app({"DATABASE": db, "TESTING": True}).test_client()
         refused = [f"/api/matches/{match_id}/export?format={fmt}" for fmt in ("ndjson", "json", "text")]
-        if not warm:
-            refused += [f"/api/matches/{match_id}/events", f"/replay/{match_id}/frames.json"]
+        refused += [f"/api/matches/{match_id}/{feed}" for feed in ("events", "spectate/events")]
+        refused += [f"/replay/{match_id}/frames.json"]
         for path in refused:
             reply = client.get(path)
             assert reply.status_code == 503, (warm, path, reply.status_code)

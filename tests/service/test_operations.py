@@ -205,7 +205,6 @@ def test_an_integrity_error_is_counted(app, api):
     match_id, _, tokens = api.new_match(humans=1)
     repo = services(app).match.repo
     repo.cache = type(repo.cache)(8)
-    repo._verified.clear()
     before = sample("tilefold_integrity_errors_total", kind="chain")
     repo.store.chain_problem = lambda stream, after: "row 3: hash mismatch (edited)"
     reply = api.view(match_id, tokens[0])
