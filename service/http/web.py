@@ -1,11 +1,10 @@
-"""Request helpers shared by the blueprints: the service, bearer tokens, ETags, fingerprints."""
+"""Request helpers shared by the blueprints: the use cases, bearer tokens, the waiting client, ETags."""
 
 from __future__ import annotations
 
 import re
-from typing import Optional
-
 from functools import partial
+from typing import Optional
 
 from flask import request
 

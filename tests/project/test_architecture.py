@@ -470,7 +470,7 @@ _ACCESSORS = {"service": "match", "reads": "reads"}
 _USE_CASE_FIELDS = {"match", "reads", "chat", "ticker"}
 #: what a route or page module may import of service/usecases/: the query module (its types and
 #: reads); export.py also the log format's parser for the import (no read of a stored match)
-_HTTP_USECASE_IMPORTS = {"service.usecases.reads", "service.usecases.play"}
+_HTTP_USECASE_IMPORTS = {"service.usecases.reads"}
 _HTTP_USECASE_EXTRA = {"service/http/routes/export.py": {"service.usecases.match_log"}}
 
 
@@ -495,6 +495,17 @@ def _use_case_object(node: ast.AST) -> "str | None":
     return None
 
 
+def _pairs(node: ast.Assign) -> list[tuple[ast.expr, ast.expr]]:
+    """(target, value) of an assignment, tuples unpacked pairwise (`svc, held = service(), x`)."""
+    pairs = []
+    for target in node.targets:
+        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+            pairs += list(zip(target.elts, node.value.elts))
+        else:
+            pairs.append((target, node.value))
+    return pairs
+
+
 def _use_case_calls(tree: ast.Module) -> dict[str, tuple[list[str], list[int]]]:
     """function name -> (the use-case objects its calls go to, counting the calls of the module's
     own functions it calls, transitively; the lines where a use-case object escapes: kept in a name
@@ -506,9 +517,9 @@ def _use_case_calls(tree: ast.Module) -> dict[str, tuple[list[str], list[int]]]:
         bound = {
             target.id: kind
             for node in ast.walk(function)
-            if isinstance(node, ast.Assign) and (kind := _use_case_object(node.value)) is not None
-            for target in node.targets
-            if isinstance(target, ast.Name)
+            if isinstance(node, ast.Assign)
+            for target, value in _pairs(node)
+            if isinstance(target, ast.Name) and (kind := _use_case_object(value)) is not None
         }
         calls, escapes, helpers = [], [], set()
         for node in ast.walk(function):
@@ -561,7 +572,7 @@ def test_the_use_case_call_reader_counts_calls_through_helpers_and_sees_escapes(
     tree = ast.parse(
         "def helper(x):\n    return reads().summary(x)\n"
         "def route(m):\n    svc = service()\n    svc.load(m)\n    return helper(m)\n"
-        "def leaky(m):\n    svc = service()\n    return other(svc)\n"
+        "def leaky(m):\n    svc, n = service(), 1\n    return other(svc)\n"
         "def chat(m):\n    return services().chat.post(m)\n"
     )
     # then the reader counts both calls, names their objects and sees the escape
@@ -590,7 +601,7 @@ def test_each_route_and_page_calls_one_use_case_and_reads_through_the_query_modu
 
 def test_routes_and_pages_import_the_use_cases_only_through_the_query_module():
     """Of service/usecases/, a route or page module imports only the query module (reads.py, whose
-    `Reads` answers every read) and the match service's types; the viewer's redaction, numbering,
+    `Reads` answers every read; the match service comes from `service()`); the viewer's redaction, numbering,
     chat, replay and spectating checks are not theirs to import. Nor does any import the match as
     folded (`service.model.match`, `service.model.numbering`): they never see global versions."""
     found = {}
