@@ -134,7 +134,8 @@ class MatchRepository:
             # out as it reads it, so no row reaches a client unchecked.
             self.check_integrity(match_id, cached.version if cached else 0)
         after = cached.version if cached else 0
-        new = self.store.read(stream_of(match_id), after=after)
+        # cold: those rows were just checked; warm: the rows appended since are checked as they are read
+        new = self.store.read(stream_of(match_id), after=after) if cold else self.read(match_id, after)
         if not new:
             if cached is None:
                 raise NotFound("match_not_found", f"no match {match_id!r}")

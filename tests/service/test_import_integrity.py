@@ -377,3 +377,43 @@ def test_an_edited_row_is_never_served_by_export_feed_view_replay_or_summary(app
     err = capsys.readouterr()
     assert code != 0 and forged not in err.out
     assert f"v{discard.version}" in err.err and "hash chain" in err.err, err.err
+
+
+def _add_row_in_file(db: str, stream: str, type_: str, payload: dict) -> int:
+    """What an attacker with the database file does to a live match: drop the guard triggers, add a
+    row after the head (its hash made up: it does not chain), restore the triggers. Its version."""
+    conn = sqlite3.connect(db)
+    triggers = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    for name, _ in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    version, recorded_at = conn.execute(
+        "SELECT version, recorded_at FROM events WHERE stream = ? ORDER BY version DESC LIMIT 1", [stream]
+    ).fetchone()
+    conn.execute(
+        "INSERT INTO events (stream, version, type, schema_version, payload, recorded_at, hash) "
+        "VALUES (?, ?, ?, 1, ?, ?, ?)",
+        [stream, version + 1, type_, json.dumps(payload, separators=(",", ":")), recorded_at, "0" * 64],
+    )
+    for _, sql in triggers:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+    return version + 1
+
+
+def test_a_row_added_inside_the_database_file_is_never_folded_into_a_cached_match(app):
+    """Given a match in play that this worker has cached (its summary answered), when a row is added
+    after its head inside the database file (a `spectating_set` turning the public table off, whose
+    hash does not chain), then the worker's next read of the match refuses it (503 integrity_error)
+    instead of folding it into the cached state and answering from it."""
+    svc = services(app).match
+    match_id, owner, _ = svc.create("koudiandian", {"hands": 1})
+    svc.join(match_id, "Alice")
+    svc.add_bots(match_id, owner, None)
+    client = app.test_client()
+    before = client.get(f"/api/matches/{match_id}")
+    assert before.status_code == 200 and before.get_json()["table"] is not None
+    _add_row_in_file(app.config["DATABASE"], f"match-{match_id}", "spectating_set", {"enabled": False})
+    for path in (f"/api/matches/{match_id}", f"/api/matches/{match_id}/spectate"):
+        reply = client.get(path)
+        assert reply.status_code == 503 and reply.get_json()["code"] == "integrity_error", (path, reply.get_json())
