@@ -11,7 +11,15 @@ from service.usecases.play import MatchService
 from service.http.services import services
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ATTRIBUTES = {"repo", "decisions", "webhooks", "notifier", "clock", "bot_delay"}  # set by MatchService.__init__
+ATTRIBUTES = {
+    "repo",
+    "tokens",
+    "decisions",
+    "webhooks",
+    "notifier",
+    "clock",
+    "bot_delay",
+}  # set by MatchService.__init__
 
 
 def test_the_app_runs_the_match_service_over_the_store_itself(app):
