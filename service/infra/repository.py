@@ -86,7 +86,7 @@ class Unkept:
     """The newest fold of each match a cold load made without a usable snapshot, until the ticker
     keeps its snapshot (bounded: forgetting one only costs another fold)."""
 
-    LIMIT = 1_000
+    LIMIT = 256  # at most what the state cache holds by default (512): they are mostly the same objects
 
     def __init__(self) -> None:
         self._items: dict[str, Loaded] = {}
