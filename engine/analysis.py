@@ -296,11 +296,14 @@ def _draws(variant: Sequence[int], sets: int) -> tuple[int, ...]:
 def _draws_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], sets: int) -> tuple[int, ...]:
     """For each place of the group: most naturals placed with one more tile there, `others` the
     combined frontier of the other groups."""
-    out = []
-    for i in range(len(key)):
-        drawn = key[:i] + (key[i] + 1,) + key[i + 1 :]
-        out.append(_best_of(_frontier(drawn, runs), others, sets))
-    return tuple(out)
+    return tuple(_best_of(drawn, others, sets) for drawn in _drawn_frontiers(key, runs))
+
+
+@lru_cache(maxsize=1 << 14)
+def _drawn_frontiers(key: tuple[int, ...], runs: bool) -> tuple[tuple[int, ...], ...]:
+    """The group's table of draws: its frontier with one more tile at each place, per suit (or the
+    honours) alone, so every hand holding the same tiles of that suit shares it."""
+    return tuple(_frontier(key[:i] + (key[i] + 1,) + key[i + 1 :], runs) for i in range(len(key)))
 
 
 @lru_cache(maxsize=65536)
