@@ -106,10 +106,13 @@ def test_G11_bad_randomness_is_refused_and_none_never_stalls_the_deal(client):
     made = client.post("/api/matches", json={"variant": "koudiandian", "options": {"hands": 1}}).get_json()
     bad = client.post(f"/api/matches/{made['id']}/seats", json={"name": "X", "randomness": "zz" * 32})
     assert bad.status_code == 400
-    _join(client, made["id"], "NoPart")
+    token = _join(client, made["id"], "NoPart")
     client.post(f"/api/matches/{made['id']}/bots", json={}, headers={"Authorization": "Bearer " + made["owner_token"]})
     summary = client.get(f"/api/matches/{made['id']}").get_json()
     assert summary["status"] == "playing" and summary["hand_no"] == 1
+    feed = client.get(f"/api/matches/{made['id']}/events", headers={"Authorization": "Bearer " + token}).get_json()
+    started = next(e for e in feed["events"] if e["type"] == "hand_started")
+    assert started["payload"]["wall_parts"] == {"server": None, "seats": [None] * 4}  # absent, not a zero part
 
 
 def test_G11_a_match_created_before_joint_walls_still_deals_from_server_seeds(app, client):

@@ -8,6 +8,7 @@ The clicks follow engine.bot_action's choice for the seat whose turn it is (so h
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -79,6 +80,20 @@ class Shots:
 
 
 # A hidden tab whose notifications are allowed, recording what it is asked to show.
+#: every 32 bytes crypto.getRandomValues hands a page, kept (hex) in its localStorage: the browser
+#: randomness test checks the seat's wall part is one of them (made by the browser's own generator)
+RANDOM_SPY = """(() => {
+  const real = crypto.getRandomValues.bind(crypto);
+  crypto.getRandomValues = (array) => {
+    const out = real(array);
+    if (array.length === 32) {
+      const made = JSON.parse(localStorage.getItem("tf-test-random") || "[]");
+      made.push(Array.from(array, (b) => b.toString(16).padStart(2, "0")).join(""));
+      localStorage.setItem("tf-test-random", JSON.stringify(made));
+    }
+    return out;
+  };
+})();"""
 NOTIFY_SPY = """
 window.__notes = [];
 Object.defineProperty(document, "hidden", { get: () => window.__hidden === true });
@@ -94,6 +109,7 @@ def contexts(browser):
     def new():
         context = browser.new_context(viewport=WIDE)
         context.add_init_script(NOTIFY_SPY)
+        context.add_init_script(RANDOM_SPY)
         page = context.new_page()
         page.set_default_timeout(8000)
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -636,6 +652,7 @@ def test_G11_each_browser_s_randomness_goes_into_the_wall(server, contexts):
     for seat, page in pages.items():
         made = page.evaluate(f"localStorage.getItem('tf-wall-part-{match_id}')")
         assert made and re.fullmatch(r"[0-9a-f]{64}", made), made
+        assert made in json.loads(page.evaluate("localStorage.getItem('tf-test-random')") or "[]")  # its generator's
         assert joined[seat] == made and started["wall_parts"]["seats"][seat] == made
         page.wait_for_selector("#wall-part:not([hidden])")
         line = page.text_content("#wall-part")
