@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
+from collections import OrderedDict
 from typing import Any, Callable, Optional
 
 OWNER = -1  # the owner's row in tf_tokens (seats are 0..3)
 KEY_LABEL = "token-verifier"  # the key directory's key for verifiers (Keyring.secret)
+CACHED = 4096  # streams whose verifiers a worker keeps
 LABEL = b"tilefold/token-verifier/v1\n"
 
 
@@ -31,11 +34,18 @@ def digest(token: str) -> str:
 
 
 class Tokens:
-    """The `tf_tokens` rows through the event store (`query`, and `write(conn)` in an append)."""
+    """The `tf_tokens` rows through the event store (`query`, and `write(conn)` in an append).
+
+    A worker keeps the rows it read per stream under the match's `generation` (the room's count of
+    tokens handed out, folded from the events: `Room.token_grants`); a re-invite changes the
+    generation, so rows read before it are never used after the worker has seen it (as the room
+    itself, a worker that has not yet seen another worker's re-invite still knows the old token)."""
 
     def __init__(self, store: Any, key: bytes) -> None:
         self.store = store
         self._key = key
+        self._rows: OrderedDict[tuple[str, int], list[tuple[int, str]]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def verifier(self, stream: str, seat: int, token_digest: str) -> str:
         """The verifier of a token (given as its `digest`) for one stream and seat."""
@@ -59,23 +69,39 @@ class Tokens:
 
         return write
 
-    def holders(self, stream: str, token: Optional[str]) -> set[int]:
-        """Which rows of `stream` this token opens (seats, and OWNER): one indexed read, every row
-        compared in constant time."""
+    def _verifiers(self, stream: str, generation: Optional[int]) -> list[tuple[int, str]]:
+        """The stream's (seat, verifier) rows: one indexed read, or the ones read under `generation`."""
+        if generation is not None:
+            with self._lock:
+                kept = self._rows.get((stream, generation))
+                if kept is not None:
+                    self._rows.move_to_end((stream, generation))
+                    return kept
+        sql = "SELECT seat, verifier FROM tf_tokens WHERE stream = ?"
+        rows = [(int(seat), str(verifier)) for seat, verifier in self.store.query(sql, [stream])]
+        if generation is not None:
+            with self._lock:
+                self._rows[(stream, generation)] = rows
+                while len(self._rows) > CACHED:
+                    self._rows.popitem(last=False)
+        return rows
+
+    def holders(self, stream: str, token: Optional[str], generation: Optional[int] = None) -> set[int]:
+        """Which rows of `stream` this token opens (seats, and OWNER), every row compared in
+        constant time; `generation`: see the class."""
         if not token:
             return set()
         presented = digest(token)
-        rows = self.store.query("SELECT seat, verifier FROM tf_tokens WHERE stream = ?", [stream])
         return {
-            int(seat)
-            for seat, stored in rows
-            if hmac.compare_digest(self.verifier(stream, int(seat), presented), stored)
+            seat
+            for seat, stored in self._verifiers(stream, generation)
+            if hmac.compare_digest(self.verifier(stream, seat, presented), stored)
         }
 
-    def seat_of(self, stream: str, token: Optional[str]) -> Optional[int]:
+    def seat_of(self, stream: str, token: Optional[str], generation: Optional[int] = None) -> Optional[int]:
         """The seat (0..3) this token belongs to, or None."""
-        seats = sorted(seat for seat in self.holders(stream, token) if seat != OWNER)
+        seats = sorted(seat for seat in self.holders(stream, token, generation) if seat != OWNER)
         return seats[0] if seats else None
 
-    def is_owner(self, stream: str, token: Optional[str]) -> bool:
-        return OWNER in self.holders(stream, token)
+    def is_owner(self, stream: str, token: Optional[str], generation: Optional[int] = None) -> bool:
+        return OWNER in self.holders(stream, token, generation)

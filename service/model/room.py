@@ -111,6 +111,9 @@ class Room:
     webhooks: tuple[bool, ...] = (False,) * SEATS  # per seat: a webhook is registered
     spectating: bool = True
     wall_commitment: Optional[str] = None  # joint walls (G-11): the server's chain end, published at creation
+    #: how many tokens the match has handed out (the owner's, each human seat's, each re-invite's):
+    #: changes whenever a token's verifier does, so a worker may keep the verifiers it read under it
+    token_grants: int = 0
 
     @property
     def timed(self) -> bool:
@@ -180,6 +183,7 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
             deadline_seconds=payload.get("deadline_seconds"),
             wall_commitment=payload.get("wall_commitment"),
             claim_seconds=payload.get("claim_seconds"),
+            token_grants=room.token_grants + 1,
         )
     if event_type == SEAT_JOINED:
         seats = list(room.seats)
@@ -190,7 +194,9 @@ def evolve(room: Room, event_type: str, payload: dict[str, Any], recorded_at: st
             payload.get("level", "easy") if bot else None,
             payload.get("randomness"),
         )
-        return replace(room, seats=tuple(seats))
+        return replace(room, seats=tuple(seats), token_grants=room.token_grants + (0 if bot else 1))
+    if event_type == SEAT_REISSUED:
+        return replace(room, token_grants=room.token_grants + 1)
     if event_type == ORDERS_SET:
         return replace(
             room, orders=_at(room.orders, payload["seat"], (bool(payload["auto_pass"]), bool(payload["auto_discard"])))

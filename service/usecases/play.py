@@ -108,11 +108,11 @@ class MatchService:
     # -- tokens (checked in tf_tokens, never in the events: service/infra/tokens.py) ----------
     def seat_of(self, loaded: Loaded, token: Optional[str]) -> Optional[int]:
         """The seat this token belongs to in this match, or None."""
-        return self.tokens.seat_of(stream_of(loaded.match_id), token)
+        return self.tokens.seat_of(stream_of(loaded.match_id), token, loaded.room.token_grants)
 
     def is_owner(self, loaded: Loaded, token: Optional[str]) -> bool:
         """Whether this is the match's owner token."""
-        return self.tokens.is_owner(stream_of(loaded.match_id), token)
+        return self.tokens.is_owner(stream_of(loaded.match_id), token, loaded.room.token_grants)
 
     # -- rooms ------------------------------------------------------------------
     def create(
