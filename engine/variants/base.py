@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Optional
 
 from engine import hand as analysis
@@ -46,33 +47,23 @@ class Variant:
         return None
 
     def is_complete(self, hand: HandState, seat: SeatHand, extra: Optional[int] = None) -> bool:
-        counts = seat.counts if extra is None else _plus(seat.counts, extra)
-        natural, wilds = self.split(hand, counts)
+        sets = 4 - len(seat.melds)
+        if extra is not None:  # the seat's concealed tiles plus one: read from the seat's hand facts
+            return hand_facts(tuple(seat.counts), sets, hand.wild, self.seven_pairs, self.stand_in(hand)).completes(
+                extra
+            )
+        natural, wilds = self.split(hand, seat.counts)
         return analysis.is_complete(
-            natural, wilds, sets=4 - len(seat.melds), seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
+            natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
         )
 
     def waits(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
         """Kinds a 3n+1 hand waits on; the wild's own kind is left out (drawing it is drawing a wild)."""
-        natural, wilds = self.split(hand, counts)
-        found = analysis.waits(natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand))
-        return [k for k in found if k != hand.wild]
+        return list(hand_facts(tuple(counts), sets, hand.wild, self.seven_pairs, self.stand_in(hand)).waits())
 
     def ready_after(self, hand: HandState, counts: list[int], sets: int) -> list[int]:
         """The discards after which the hand is ready (one more wild would complete it)."""
-        natural, wilds = self.split(hand, counts)
-        found = analysis.ready_discards(
-            natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
-        )
-        if (
-            wilds
-            and hand.wild is not None
-            and analysis.is_complete(
-                natural, wilds, sets=sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in(hand)
-            )
-        ):
-            found.append(hand.wild)  # discarding a wild: the wilds left, plus one more, complete the hand
-        return sorted(found)
+        return list(hand_facts(tuple(counts), sets, hand.wild, self.seven_pairs, self.stand_in(hand)).ready_after())
 
     # ---- wins ---------------------------------------------------------------------------------
     def win_context(
@@ -111,7 +102,12 @@ class Variant:
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         hand = state.in_hand
         me = hand.seats[seat]
-        if not self.is_complete(hand, me, None if by in ("self_draw", "kong_draw") else tile):
+        if by in ("self_draw", "kong_draw") and me.counts[tile] > 0:  # the drawn tile is among the counts
+            rest = _minus(me.counts, tile)
+            facts = hand_facts(tuple(rest), 4 - len(me.melds), hand.wild, self.seven_pairs, self.stand_in(hand))
+            if not facts.completes(tile):
+                return False
+        elif not self.is_complete(hand, me, None if by in ("self_draw", "kong_draw") else tile):
             return False
         return self.hu_reason(state, seat, tile, by, source) is None
 
@@ -188,3 +184,89 @@ def _minus(counts: list[int], tile: int) -> list[int]:
     out = counts[:]
     out[tile] -= 1
     return out
+
+
+class HandFacts:
+    """What the rules ask again and again of one seat's concealed tiles (its counts, wilds included),
+    its number of sets still to make and the hand's wild rules: which one more tile completes it, its
+    waits, the discards after which it is ready. A seat's facts change only when its tiles change, so
+    they are kept per distinct hand (`hand_facts`, memoised) and each answer is worked out once, when first
+    asked, by the same engine.hand functions as before: the answers are the same, only not repeated
+    (claims on every discard of the other seats, the turn's 报听 discards, folds and views)."""
+
+    __slots__ = ("counts", "sets", "wild", "seven_pairs", "stand_in", "_ready", "_completes", "_waits", "_after")
+
+    def __init__(
+        self,
+        counts: tuple[int, ...],
+        sets: int,
+        wild: Optional[int],
+        seven_pairs: bool,
+        stand_in: Optional[tuple[int, int]],
+    ) -> None:
+        self.counts, self.sets, self.wild, self.seven_pairs, self.stand_in = counts, sets, wild, seven_pairs, stand_in
+        self._ready: Optional[bool] = None
+        self._completes: dict[int, bool] = {}
+        self._waits: Optional[tuple[int, ...]] = None
+        self._after: Optional[tuple[int, ...]] = None
+
+    def _split(self, counts: tuple[int, ...] | list[int]) -> tuple[list[int], int]:
+        natural = list(counts)
+        if self.wild is None:
+            return natural, 0
+        wilds = natural[self.wild]
+        natural[self.wild] = 0
+        return natural, wilds
+
+    def _complete(self, natural: list[int], wilds: int) -> bool:
+        return analysis.is_complete(
+            natural, wilds, sets=self.sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in
+        )
+
+    def one_wild_completes(self) -> bool:
+        """One more wild would complete the hand. Any one more tile that completes it could be
+        played by that wild instead, so when this is False no tile completes it (checked, for every
+        tile, by tests/engine/test_hand_facts.py)."""
+        if self._ready is None:
+            natural, wilds = self._split(self.counts)
+            self._ready = self._complete(natural, wilds + 1)
+        return self._ready
+
+    def completes(self, tile: int) -> bool:
+        """The hand plus one `tile` is complete (a drawn or claimed tile; the wild kind adds a wild)."""
+        known = self._completes.get(tile)
+        if known is None:
+            known = False
+            if self.one_wild_completes():
+                natural, wilds = self._split(_plus(list(self.counts), tile))
+                known = self._complete(natural, wilds)
+            self._completes[tile] = known
+        return known
+
+    def waits(self) -> tuple[int, ...]:
+        """Kinds a 3n+1 hand waits on, the wild's own kind left out (drawing it is drawing a wild)."""
+        if self._waits is None:
+            natural, wilds = self._split(self.counts)
+            found = analysis.waits(natural, wilds, sets=self.sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in)
+            self._waits = tuple(k for k in found if k != self.wild)
+        return self._waits
+
+    def ready_after(self) -> tuple[int, ...]:
+        """The discards after which the hand is ready (one more wild would complete it)."""
+        if self._after is None:
+            natural, wilds = self._split(self.counts)
+            found = analysis.ready_discards(
+                natural, wilds, sets=self.sets, seven_pairs=self.seven_pairs, stand_in=self.stand_in
+            )
+            if wilds and self.wild is not None and self._complete(natural, wilds):
+                found.append(self.wild)  # discarding a wild: the wilds left, plus one more, complete the hand
+            self._after = tuple(sorted(found))
+        return self._after
+
+
+@lru_cache(maxsize=1 << 13)
+def hand_facts(
+    counts: tuple[int, ...], sets: int, wild: Optional[int], seven_pairs: bool, stand_in: Optional[tuple[int, int]]
+) -> HandFacts:
+    """The facts of one distinct hand (bounded memo: the hands of the matches in play)."""
+    return HandFacts(counts, sets, wild, seven_pairs, stand_in)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from engine import hand as analysis
 from engine.variants.hanshan import scoring as hanshan_scoring
 from engine.state import HandState, MatchState
-from engine.variants.base import Variant
+from engine.variants.base import Variant, hand_facts
 
 
 class Hanshan(Variant):
@@ -25,8 +24,7 @@ class Hanshan(Variant):
 
     def is_ready(self, hand: HandState, counts: list[int], sets: int) -> bool:
         """Waiting on something: one more tile (a drawn 配子 at least) would complete the hand."""
-        natural, wilds = self.split(hand, counts)
-        return analysis.is_complete(natural, wilds + 1, sets=sets, stand_in=self.stand_in(hand))
+        return hand_facts(tuple(counts), sets, hand.wild, self.seven_pairs, self.stand_in(hand)).one_wild_completes()
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         """H-3 cheap refusals first: a 配子 holder wins only by self-draw; a discarded 配子 needs 见配给胡."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Optional
 
 from engine import hand as analysis
 from engine.variants.koudiandian import scoring as kdd_scoring
 from engine.state import HandState, MatchState, SeatHand
 from engine.tiles import NUM_KINDS, points
-from engine.variants.base import Variant, _minus
+from engine.variants.base import Variant, hand_facts, _minus
 
 _SIX_OR_MORE = tuple(k for k in range(NUM_KINDS) if points(k) >= kdd_scoring.READY_MIN_POINTS)  # K-2
 
@@ -27,25 +28,10 @@ class Koudiandian(Variant):
         me = hand.seats[seat]
         if me.ready:
             return []
-        sets = 4 - len(me.melds)
-        return [
-            tile
-            for tile in self.ready_after(hand, me.counts, sets)
-            if self._waits_on_six_or_more(hand, _minus(me.counts, tile), sets)
-        ]
+        return list(_ting_tiles(tuple(me.counts), 4 - len(me.melds), hand.wild, self.seven_pairs))
 
     def _waits_on_six_or_more(self, hand: HandState, counts: list[int], sets: int) -> bool:
-        """K-2/K-13: some tile worth 6+ (not the wild's own kind) completes the hand; stops at the first."""
-        natural, wilds = self.split(hand, counts)
-        for kind_ in _SIX_OR_MORE:
-            if kind_ == hand.wild or natural[kind_] >= 4:
-                continue
-            natural[kind_] += 1
-            done = analysis.is_complete(natural, wilds, sets=sets, seven_pairs=True)
-            natural[kind_] -= 1
-            if done:
-                return True
-        return False
+        return _waits_on_six_or_more(list(counts), sets, hand.wild)
 
     def hu_allowed(self, state: MatchState, seat: int, tile: int, by: str, source: Optional[int]) -> bool:
         me = state.in_hand.seats[seat]
@@ -98,3 +84,32 @@ class Koudiandian(Variant):
         if winner is None:
             return (dealer + 1) % 4 if state.in_hand.kongs else dealer
         return dealer if winner == dealer else (dealer + 1) % 4
+
+
+@lru_cache(maxsize=1 << 12)
+def _ting_tiles(counts: tuple[int, ...], sets: int, wild: Optional[int], seven_pairs: bool) -> tuple[int, ...]:
+    """K-2 for one distinct hand (memoised like the seat's other hand facts, engine/variants/base.py;
+    扣点点 has no stand-in tile)."""
+    return tuple(
+        tile
+        for tile in hand_facts(counts, sets, wild, seven_pairs, None).ready_after()
+        if _waits_on_six_or_more(_minus(list(counts), tile), sets, wild)
+    )
+
+
+def _waits_on_six_or_more(counts: list[int], sets: int, wild: Optional[int]) -> bool:
+    """K-2/K-13: some tile worth 6+ (not the wild's own kind) completes the hand; stops at the first.
+    `counts` (wilds included) is the caller's own copy: it is changed."""
+    natural = counts
+    wilds = 0
+    if wild is not None:
+        wilds, natural[wild] = natural[wild], 0
+    for kind_ in _SIX_OR_MORE:
+        if kind_ == wild or natural[kind_] >= 4:
+            continue
+        natural[kind_] += 1
+        done = analysis.is_complete(natural, wilds, sets=sets, seven_pairs=True)
+        natural[kind_] -= 1
+        if done:
+            return True
+    return False
