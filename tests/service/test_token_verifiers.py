@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import random
 
 import pytest
 
@@ -141,3 +142,30 @@ def test_migrate_leaves_an_imported_match_without_token_holders(backend, tmp_pat
         old.repo.append(match_id, 0, [{**created, "owner_token_hash": digest}])
     old.repo.store.append(match_log.IMPORT_PREFIX + "copy", 0, [NewEvent("imported", {})])
     assert old.repo.store.write(legacy_token_hashes) == {("match-own", -1): "1" * 64}
+
+
+def test_a_dump_of_every_table_shows_no_token_no_token_hash_and_no_webhook_secret(backend, tmp_path, monkeypatch):
+    """Given matches made, joined, re-invited, with a webhook registered and played to the end, on
+    either backend, then a dump of every table holds no token, no token's SHA-256 and no webhook
+    secret in any spelling (hex or base64 of its text or bytes), and neither does any export."""
+    monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
+    app = create_app({"DATABASE": backend.target, "TESTING": True, "WEBHOOK_WORKER": False})
+    api = MatchClient(flask_transport(app.test_client()))
+    match_id, owner = api.create("koudiandian", {"hands": 1})
+    tokens = [api.join(match_id, f"p{i}") for i in range(2)]
+    tokens.append(api.call("POST", f"/api/matches/{match_id}/seats/1/invite", {}, token=owner).body["token"])
+    hook = api.call("PUT", f"/api/matches/{match_id}/webhook", {"url": "https://example.org/h"}, token=tokens[0])
+    secret = hook.body["secret"]
+    api.bots(match_id, owner)
+    api.play_randomly(match_id, [tokens[0], tokens[2]], random.Random(27))
+    client = app.test_client()
+    exports = [
+        client.get(f"/api/matches/{match_id}/export?format={f}").get_data(as_text=True)
+        for f in ("ndjson", "json", "text")
+    ]
+    assert "match_ended" in exports[0], "seed 27: the match did not end"
+    everything = dump(backend) + "".join(exports)
+    for token in (owner, *tokens):
+        assert token not in everything and sha(token) not in everything
+    for spelling in spellings(secret):
+        assert spelling not in everything, spelling
