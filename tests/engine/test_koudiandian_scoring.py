@@ -311,3 +311,78 @@ def test_K9_discarder_pays_the_winners_kongs():
     assert deltas == [48 - 10, 30 - 0, -10, -48 - 10]
     ready = kong_payments(kongs, 0, None, opts, discarder=3, discarder_ready=True)
     assert ready == [48 - 10, 30 - 16, -16 - 10, -16 - 10]
+
+
+def test_K7_G10_given_random_complete_hands_when_scored_then_the_plain_shortcut_agrees_with_reading_them_all():
+    """The scorer skips reading every decomposition when no K-7 special hand is possible
+    (_may_be_special); on random complete hands (melds, 七小对 shapes, 0-3 耗子 wilds) the multiplier
+    and patterns equal those of reading them all (G-10)."""
+    import random
+
+    from engine.hand import decompositions
+    from engine.variants.koudiandian.scoring import (
+        HandShape,
+        _best_shape,
+        _multiplier,
+        _may_be_special,
+        score,
+        split_wilds,
+    )
+
+    seed = 20261202
+    rng = random.Random(seed)
+    checked = 0
+    for case in range(400):
+        pool = [k for k in range(34) for _ in range(4)]
+        rng.shuffle(pool)
+        wild = rng.choice([None, rng.randrange(34)])
+        melds: list[Meld] = []
+        tiles: list[int] = []
+        if rng.random() < 0.3:  # seven pairs
+            kinds = rng.sample(range(27) if rng.random() < 0.5 else range(9), 7)
+            tiles = [k for k in kinds for _ in range(2)]
+        else:
+            suit = rng.randrange(3) if rng.random() < 0.3 else None
+            for _ in range(4):
+                base = (suit * 9 if suit is not None else 9 * rng.randrange(3)) + rng.randrange(7)
+                block = [base, base + 1, base + 2] if rng.random() < 0.6 else [base] * 3
+                if rng.random() < 0.15 and block[0] == block[1]:
+                    melds.append(Meld("pung", block[0]))
+                else:
+                    tiles += block
+            pair = (suit * 9 if suit is not None else rng.randrange(34 if rng.random() < 0.5 else 27)) + (
+                rng.randrange(9) if suit is not None else 0
+            )
+            tiles += [pair, pair]
+        if any(tiles.count(k) + sum(3 for m in melds if m.tile == k) > 4 for k in set(tiles)):
+            continue
+        if wild is not None:
+            for i in rng.sample(range(len(tiles)), rng.randrange(4)):
+                tiles[i] = wild
+        win_tile = rng.choice(tiles)
+        ctx = WinContext(
+            variant="koudiandian",
+            options=normalise("koudiandian", {"wilds": wild is not None}),
+            seat=0,
+            dealer=1,
+            concealed=tuple(tiles),
+            melds=tuple(melds),
+            win_tile=win_tile,
+            win_by="self_draw",
+            ready=True,
+            wild=wild,
+        )
+        result = score(ctx)
+        if not result["ok"]:
+            continue
+        counts, wilds = split_wilds(tiles, wild)
+        sets = 4 - len(melds)
+        shapes = (HandShape(d, ctx.melds) for d in decompositions(counts, wilds, sets=sets, seven_pairs=sets == 4))
+        multiplier, specials = _best_shape(shapes, True)
+        if wild is not None:
+            multiplier = _multiplier([], True)
+        assert (result["multiplier"], result["patterns"]) == (multiplier, [s.code for s in specials]), (
+            f"seed {seed}, case {case}: {tiles} melds {melds} wild {wild} (shortcut: {not _may_be_special(counts, wilds, melds, sets)})"
+        )
+        checked += 1
+    assert checked > 100, f"seed {seed}: only {checked} legal wins checked"

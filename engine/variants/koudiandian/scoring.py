@@ -211,6 +211,21 @@ def _checked(ctx: WinContext) -> tuple[Optional[str], int]:
     return _k4_reason(value_points, ctx.self_drawn), value_points
 
 
+def _may_be_special(counts: Sequence[int], wilds: int, melds: Sequence[Meld], sets: int) -> bool:
+    """Whether some reading of a complete hand could be a K-7 special hand, from necessary conditions
+    alone (wilds may stand for any kind): 清一色 needs the natural tiles and melds in one suit; the
+    七小对 family a concealed hand whose odd counts the wilds can pair; 一条龙 every rank of one suit
+    held or filled by a wild. False means every reading is plain."""
+    groups = {k // 9 if k < 27 else 3 for k, n in enumerate(counts) if n} | {
+        m.tile // 9 if m.tile < 27 else 3 for m in melds
+    }
+    if len(groups) <= 1 and 3 not in groups:
+        return True
+    if sets == 4 and not melds and sum(n % 2 for n in counts) <= wilds:
+        return True
+    return any(sum(1 for r in range(9) if counts[s * 9 + r]) + wilds >= 9 for s in range(3))
+
+
 def score(ctx: WinContext) -> dict[str, Any]:
     """Score one 扣点点 win (K-2, K-4, K-7, K-8, K-12, K-13, G-10); see docs/CONTRACTS.md."""
     reason, value_points = _checked(ctx)
@@ -219,8 +234,11 @@ def score(ctx: WinContext) -> dict[str, Any]:
     wild = ctx.wild if ctx.options.get("wilds") else None
     counts, wilds = split_wilds(ctx.concealed, wild)
     sets = 4 - len(ctx.melds)
-    shapes = (HandShape(d, ctx.melds) for d in decompositions(counts, wilds, sets=sets, seven_pairs=sets == 4))
-    multiplier, specials = _best_shape(shapes, ctx.self_drawn)
+    if _may_be_special(counts, wilds, ctx.melds, sets):
+        shapes = (HandShape(d, ctx.melds) for d in decompositions(counts, wilds, sets=sets, seven_pairs=sets == 4))
+        multiplier, specials = _best_shape(shapes, ctx.self_drawn)
+    else:  # every reading is plain: no need to read them all
+        multiplier, specials = _multiplier([], ctx.self_drawn), []
     if wild is not None:
         multiplier = _multiplier([], ctx.self_drawn)  # K-13: special hands win but carry no multiplier
     value = value_points * multiplier
