@@ -1,5 +1,7 @@
 """Who a credential is in a match: the seat a seat token holds, checked against the keyed verifiers
-in `tf_tokens` (service/infra/tokens.py), never against the events (the use cases' one way to ask)."""
+in `tf_tokens` (service/infra/tokens.py), never against the events (the use cases' one way to ask).
+The room's count of tokens handed out (`Room.token_grants`) is the generation a worker keeps the
+verifiers it read under."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ NOT_A_SEAT = "the token is not a seat token of this match"
 
 def seat_in(tokens: Tokens, loaded: Loaded, token: Optional[str]) -> Optional[int]:
     """The seat a token holds in this match, None for none."""
-    return tokens.seat_of(stream_of(loaded.match_id), token) if token else None
+    return tokens.seat_of(stream_of(loaded.match_id), token, loaded.room.token_grants) if token else None
 
 
 def seat_for(tokens: Tokens, loaded: Loaded, token: Optional[str], refusal: str = NOT_A_SEAT) -> int:
@@ -27,4 +29,4 @@ def seat_for(tokens: Tokens, loaded: Loaded, token: Optional[str], refusal: str 
 
 def is_owner(tokens: Tokens, loaded: Loaded, token: Optional[str]) -> bool:
     """Whether this is the match's owner token."""
-    return tokens.is_owner(stream_of(loaded.match_id), token)
+    return tokens.is_owner(stream_of(loaded.match_id), token, loaded.room.token_grants)

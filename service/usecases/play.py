@@ -14,7 +14,7 @@ from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
 from . import correspondence, match_log, reads, signing, walls
-from .access import seat_for
+from .access import is_owner, seat_for
 from .reads import renumbered, visible_events
 from ..infra import metrics
 from ..model import orders, room as rooms
@@ -105,15 +105,6 @@ class MatchService:
         """The server's signing keys (service/infra/keys.py), or None."""
         return self.repo.keyring
 
-    # -- tokens (checked in tf_tokens, never in the events: service/infra/tokens.py) ----------
-    def seat_of(self, loaded: Loaded, token: Optional[str]) -> Optional[int]:
-        """The seat this token belongs to in this match, or None."""
-        return self.tokens.seat_of(stream_of(loaded.match_id), token, loaded.room.token_grants)
-
-    def is_owner(self, loaded: Loaded, token: Optional[str]) -> bool:
-        """Whether this is the match's owner token."""
-        return self.tokens.is_owner(stream_of(loaded.match_id), token, loaded.room.token_grants)
-
     # -- rooms ------------------------------------------------------------------
     def create(
         self,
@@ -182,7 +173,7 @@ class MatchService:
     def check_owner(self, loaded: Loaded, owner_token: Optional[str]) -> None:
         if not owner_token:
             raise Unauthenticated("missing_token", "this needs the owner token as a Bearer token")
-        if not self.is_owner(loaded, owner_token):
+        if not is_owner(self.tokens, loaded, owner_token):
             raise Forbidden("not_owner", "the token is not this match's owner token")
 
     def _take_seat(
