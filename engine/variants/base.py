@@ -194,7 +194,19 @@ class HandFacts:
     asked, by the same engine.hand functions as before: the answers are the same, only not repeated
     (claims on every discard of the other seats, the turn's 报听 discards, folds and views)."""
 
-    __slots__ = ("counts", "sets", "wild", "seven_pairs", "stand_in", "_ready", "_completes", "_waits", "_after")
+    __slots__ = (
+        "counts",
+        "sets",
+        "wild",
+        "seven_pairs",
+        "stand_in",
+        "answers",
+        "_plain",
+        "_ready",
+        "_completes",
+        "_waits",
+        "_after",
+    )
 
     def __init__(
         self,
@@ -205,6 +217,9 @@ class HandFacts:
         stand_in: Optional[tuple[int, int]],
     ) -> None:
         self.counts, self.sets, self.wild, self.seven_pairs, self.stand_in = counts, sets, wild, seven_pairs, stand_in
+        self.answers: dict[str, Any] = {}  # a variant's own answers about this hand (扣点点's 报听 discards)
+        # no wild and no stand-in tile held: engine.hand's fast path answers a plain tile directly
+        self._plain = (wild is None or not counts[wild]) and (stand_in is None or not counts[stand_in[0]])
         self._ready: Optional[bool] = None
         self._completes: dict[int, bool] = {}
         self._waits: Optional[tuple[int, ...]] = None
@@ -236,8 +251,9 @@ class HandFacts:
         """The hand plus one `tile` is complete (a drawn or claimed tile; the wild kind adds a wild)."""
         known = self._completes.get(tile)
         if known is None:
+            plain = self._plain and tile != self.wild and (self.stand_in is None or tile != self.stand_in[0])
             known = False
-            if self.one_wild_completes():
+            if plain or self.one_wild_completes():  # without wilds the direct check is the cheaper one
                 natural, wilds = self._split(_plus(list(self.counts), tile))
                 known = self._complete(natural, wilds)
             self._completes[tile] = known

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Optional
 
 from engine import hand as analysis
@@ -28,7 +27,16 @@ class Koudiandian(Variant):
         me = hand.seats[seat]
         if me.ready:
             return []
-        return list(_ting_tiles(tuple(me.counts), 4 - len(me.melds), hand.wild, self.seven_pairs))
+        sets = 4 - len(me.melds)
+        facts = hand_facts(tuple(me.counts), sets, hand.wild, self.seven_pairs, self.stand_in(hand))
+        found = facts.answers.get("ting")
+        if found is None:
+            found = facts.answers["ting"] = tuple(
+                tile
+                for tile in facts.ready_after()
+                if _waits_on_six_or_more(_minus(list(facts.counts), tile), sets, hand.wild)
+            )
+        return list(found)
 
     def _waits_on_six_or_more(self, hand: HandState, counts: list[int], sets: int) -> bool:
         return _waits_on_six_or_more(list(counts), sets, hand.wild)
@@ -84,17 +92,6 @@ class Koudiandian(Variant):
         if winner is None:
             return (dealer + 1) % 4 if state.in_hand.kongs else dealer
         return dealer if winner == dealer else (dealer + 1) % 4
-
-
-@lru_cache(maxsize=1 << 12)
-def _ting_tiles(counts: tuple[int, ...], sets: int, wild: Optional[int], seven_pairs: bool) -> tuple[int, ...]:
-    """K-2 for one distinct hand (memoised like the seat's other hand facts, engine/variants/base.py;
-    扣点点 has no stand-in tile)."""
-    return tuple(
-        tile
-        for tile in hand_facts(counts, sets, wild, seven_pairs, None).ready_after()
-        if _waits_on_six_or_more(_minus(list(counts), tile), sets, wild)
-    )
 
 
 def _waits_on_six_or_more(counts: list[int], sets: int, wild: Optional[int]) -> bool:
