@@ -7,7 +7,15 @@ import random
 from typing import Any, Optional
 
 import pytest
+from hypothesis import HealthCheck, settings
+
 from service.http.services import services
+
+# The machine is shared (other jobs, `-n 2` workers): how fast an example is drawn or run says
+# nothing about the code, so no property test fails on a deadline or a slow draw. A failure still
+# prints the seed that reproduces it (`@seed(...)`, `--hypothesis-seed`).
+settings.register_profile("shared_machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("shared_machine")
 
 
 class Reply:
