@@ -169,3 +169,26 @@ def test_a_dump_of_every_table_shows_no_token_no_token_hash_and_no_webhook_secre
         assert token not in everything and sha(token) not in everything
     for spelling in spellings(secret):
         assert spelling not in everything, spelling
+
+
+def test_a_worker_reads_a_match_s_verifiers_again_only_after_a_token_is_handed_out(api, app, monkeypatch):
+    """Given a match with a seat, when the seat's token is checked many times, then tf_tokens is read
+    once; when the owner re-invites the seat, it is read again and the old token is refused."""
+    tokens = services(app).match.tokens
+    reads = []
+    real = tokens.store.query
+
+    def counted(sql, params=()):
+        if "tf_tokens" in sql:
+            reads.append(sql)
+        return real(sql, params)
+
+    monkeypatch.setattr(tokens.store, "query", counted)
+    match_id, owner = api.create("koudiandian", {"hands": 1})
+    token = api.join(match_id, "Ann")
+    for _ in range(5):
+        assert api.view(match_id, token).body["seat"] == 0
+    assert len(reads) == 1, reads
+    fresh = api.call("POST", f"/api/matches/{match_id}/seats/0/invite", {}, token=owner).body["token"]
+    assert api.view(match_id, token).status == 403 and api.view(match_id, fresh).body["seat"] == 0
+    assert len(reads) == 2, reads  # the owner was checked on the rows already read; after the re-invite, read again
