@@ -7,16 +7,44 @@ import itertools
 import json
 from typing import Optional
 
+import pytest
+
 import engine
 from engine.selfplay import play_match
 from events import compute_hash
+import service.usecases.play
+import service.usecases.walls
 from service.http.services import services
 
 
+def seeded_deals(monkeypatch, label: str) -> None:
+    """Every hand the service deals comes from a fixed seed (printed on failure through the label)."""
+    counter = iter(range(1_000))
+    monkeypatch.setattr(service.usecases.walls, "commitment", lambda *args: None)  # dealt from seeds, not joint walls
+    monkeypatch.setattr(
+        service.usecases.play,
+        "_deal_command",
+        lambda *args: {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{next(counter)}".encode()).hexdigest()},
+    )
+
+
 def finished_match(
-    app, variant: str = "koudiandian", options: Optional[dict] = None, names: tuple = ("<b>Alice</b> & co",)
+    app,
+    variant: str = "koudiandian",
+    options: Optional[dict] = None,
+    names: tuple = ("<b>Alice</b> & co",),
+    deals: Optional[str] = None,
 ) -> tuple[str, str]:
-    """A match played to the end through the service: humans named `names` (played by the engine's bot), bots."""
+    """A match played to the end through the service: humans named `names` (played by the engine's bot), bots.
+    With `deals`, every hand is dealt from seeds derived from that label, so the match is the same every run."""
+    if deals is None:
+        return _finished_match(app, variant, options, names)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        seeded_deals(monkeypatch, deals)
+        return _finished_match(app, variant, options, names)
+
+
+def _finished_match(app, variant: str, options: Optional[dict], names: tuple) -> tuple[str, str]:
     svc = services(app).match
     match_id, owner, _ = svc.create(variant, options or {"hands": 3})
     humans = [svc.join(match_id, name)[0] for name in names]

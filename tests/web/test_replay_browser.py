@@ -151,19 +151,26 @@ def _first_win_end(frames):
 
 
 @pytest.fixture(scope="module")
-def hanshan_match(server):
+def koudiandian_match(server):
     _, _, app = server
-    match_id, _ = finished_match(app, "hanshan", {"hands": 4})
+    match_id, _ = finished_match(app, "koudiandian", {"hands": 3, "wilds": True}, deals="replay-koudiandian-0")
     return match_id
 
 
-def test_explained_settlement_koudiandian(server, page):
+@pytest.fixture(scope="module")
+def hanshan_match(server):
+    _, _, app = server
+    match_id, _ = finished_match(app, "hanshan", {"hands": 4}, deals="replay-hanshan-0")
+    return match_id
+
+
+def test_explained_settlement_koudiandian(server, page, koudiandian_match):
     """The win split into its sets, the winning tile marked, points x multiplier = value and who paid (K-1, K-8)."""
-    base, match_id, app = server
+    base, _, app = server
+    match_id = koudiandian_match
     frames = _frames(app, match_id)
     end = _first_win_end(frames)
-    if end is None:
-        pytest.skip("no win in this match")
+    assert end is not None, "the fixed deals of this match were chosen to hold a win"
     page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end]['version']}")
     page.wait_for_selector("#explained .block")
     ex = next(h["explain"] for h in frames["hands"] if h["end"] == end)
@@ -190,8 +197,7 @@ def test_explained_settlement_hanshan_extra_table(server, page, hanshan_match):
     base, _, app = server
     frames = _frames(app, hanshan_match)
     end = _first_win_end(frames)
-    if end is None:
-        pytest.skip("no win in this match")
+    assert end is not None, "the fixed deals of this match were chosen to hold a win"
     page.goto(f"{base}/replay/{hanshan_match}#e={frames['steps'][end]['version']}")
     page.wait_for_selector("#extra-table")
     pay = next(h["explain"] for h in frames["hands"] if h["end"] == end)["payment"]
@@ -215,11 +221,10 @@ def test_explained_settlement_of_a_variant_the_viewer_does_not_know(server, page
     """A variant registered in a test only (docs/ENGINE_API.md, "Adding a variant"): the viewer shows its
     win split into sets, the score's own lines and who paid what, from the generic "shares" layout."""
     base, _, app = server
-    match_id, _ = finished_match(app, "toy", {"hands": 3})
+    match_id, _ = finished_match(app, "toy", {"hands": 3}, deals="replay-toy-0")
     frames = _frames(app, match_id)
     end = _first_win_end(frames)
-    if end is None:
-        pytest.skip("no win in this match")
+    assert end is not None, "the fixed deals of this match were chosen to hold a win"
     page.goto(f"{base}/replay/{match_id}#e={frames['steps'][end]['version']}")
     page.wait_for_selector("#payment .share")
     pay = next(h["explain"] for h in frames["hands"] if h["end"] == end)["payment"]

@@ -6,7 +6,6 @@ choice for that seat) on fixed deals; the browser only looks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
 import pytest
@@ -17,7 +16,7 @@ from test_web_browser import browser, contexts, server  # noqa: F401 - fixtures
 
 import engine
 import service.usecases.play
-from audit_support import rows_of
+from audit_support import rows_of, seeded_deals
 import service.usecases.walls
 from service.http.services import services
 
@@ -25,17 +24,6 @@ pytestmark = BROWSER_MARKS
 
 WIND_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
 G2 = ["E", "S", "W", "N"]  # the dealer sits East, its 下家 South … (G-2)
-
-
-def seeded_deals(monkeypatch, label: str) -> None:
-    """Every hand the service deals comes from a fixed seed (printed on failure through the label)."""
-    counter = iter(range(1_000))
-    monkeypatch.setattr(service.usecases.walls, "commitment", lambda *args: None)  # dealt from seeds, not joint walls
-    monkeypatch.setattr(
-        service.usecases.play,
-        "_deal_command",
-        lambda *args: {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{next(counter)}".encode()).hexdigest()},
-    )
 
 
 def finished_match(app, monkeypatch, label: str, variant: str, options: dict, name: str = "Alice") -> tuple[str, str]:
