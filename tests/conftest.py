@@ -118,10 +118,22 @@ def flask_transport(client):
     return transport
 
 
-def requests_transport(base: str, session=None):
+def retrying_session():
+    """A requests session that resends a GET or HEAD once more when the server closed the kept-alive
+    connection just as the request went out (gunicorn closes idle connections after two seconds; a
+    client that waited about that long can race it and read a reset). Writes are never resent."""
     import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
 
-    session = session or requests.Session()
+    session = requests.Session()
+    retry = Retry(total=2, connect=2, read=2, status=0, redirect=0, allowed_methods=frozenset({"GET", "HEAD"}))
+    session.mount("http://", HTTPAdapter(max_retries=retry))
+    return session
+
+
+def requests_transport(base: str, session=None):
+    session = session or retrying_session()
 
     def transport(method, path, json, headers):
         resp = session.request(method, base + path, json=json, headers=headers, timeout=60)

@@ -259,13 +259,15 @@ def test_standings_exports_and_chart_jump(server, page):
     assert page.locator("#settle-table").is_visible()
 
 
-def test_review_navigation(server, page):
-    """The chosen seat's review: its move beside the analyser's, and next/previous difference."""
-    base, match_id, app = server
+def test_review_navigation(server, page, koudiandian_match):
+    """The chosen seat's review: its move beside the analyser's, and next/previous difference (on the
+    match of fixed deals, whose seat 1 has differences to step through)."""
+    base, _, app = server
+    match_id = koudiandian_match
     frames = _frames(app, match_id, "1")
     review = frames["review"]
     diffs = [r["step"] for r in review if r["differs"] or r["kind"] in ("passed_hu", "missed_hu", "passed_pung")]
-    assert review and diffs
+    assert review and diffs, "the fixed deals (replay-koudiandian-0) were chosen to give seat 1 a difference"
     page.goto(f"{base}/replay/{match_id}#seat=1")
     page.wait_for_selector("#review")
     page.click("#review-next")
