@@ -561,12 +561,16 @@ class PostgresEventStore:
 
     def appended_since(self, position: int) -> tuple[int, dict[str, int]]:
         """(new head position, {stream: its latest version}) of the streams appended to after
-        `position`, read below the high-water mark (so an append committing late is never passed)."""
-        rows = self.query(
-            f"SELECT stream, MAX(version), MAX(position) FROM events WHERE position > ? "
-            f"AND position < {FEED_LIMIT} GROUP BY stream",
-            [int(position)],
-        )
+        `position`, read below the high-water mark (so an append committing late is never passed).
+        As read_all, it waits briefly for transactions that began before it, so every stream appended
+        to before the call is named even while another session of the cluster holds a transaction open."""
+        with self._connection() as conn:
+            mark = self._high_water_mark(conn)
+            rows = conn.execute(
+                "SELECT stream, MAX(version), MAX(position) FROM events WHERE position > %s "
+                "AND position < %s GROUP BY stream",
+                [int(position), mark],
+            ).fetchall()
         head = max((row[2] for row in rows), default=int(position))
         return head, {row[0]: row[1] for row in rows}
 

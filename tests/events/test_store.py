@@ -925,6 +925,30 @@ def test_appended_since_names_each_changed_stream_once(store):
     assert store.appended_since(store.appended_since(head)[0])[1] == {}
 
 
+def test_appended_since_waits_for_another_sessions_short_transaction(backend):
+    """Given another session of the same PostgreSQL cluster inside a transaction that ends 0.2 s later
+    (another node's append, a test in the next schema), when the streams appended since a position
+    are asked, then both streams appended before the call are named (the feed's high-water mark is
+    the oldest running transaction of the whole cluster; the call waits for it as read_all does)."""
+    if backend.name != "postgresql":
+        pytest.skip("the high-water mark is PostgreSQL's")
+    import psycopg
+
+    store = backend.store(registry=Registry())
+    start = store.head_position()
+    with psycopg.connect(backend.target, autocommit=True) as other:
+        with other.transaction():
+            other.execute("SELECT txid_current()")  # holds the cluster's xmin at its transaction id
+            store.append("a", 0, [ev(1), ev(2)])
+            store.append("b", 0, [ev(1)])
+            done: list = []
+            worker = threading.Thread(target=lambda: done.append(store.appended_since(start)))
+            worker.start()
+            time.sleep(0.2)
+        worker.join(10)
+    assert done and done[0][1] == {"a": 2, "b": 1}, done
+
+
 def test_snapshots_round_trip_and_roll(store):
     needs(store, "save_snapshot")
     assert store.load_snapshot("m", "k1") is None
