@@ -35,7 +35,8 @@ def finished_match(
     names: tuple = ("<b>Alice</b> & co",),
     deals: Optional[str] = None,
 ) -> tuple[str, str]:
-    """A match played to the end through the service: humans named `names` (played by the engine's bot), bots.
+    """A match played to the end through the service: humans named `names` (played by the engine's bot), bots
+    in the seats left (none when four names are given).
     With `deals`, every hand is dealt from seeds derived from that label, so the match is the same every run."""
     if deals is None:
         return _finished_match(app, variant, options, names)
@@ -48,7 +49,8 @@ def _finished_match(app, variant: str, options: Optional[dict], names: tuple) ->
     svc = services(app).match
     match_id, owner, _ = svc.create(variant, options or {"hands": 3})
     humans = [svc.join(match_id, name)[0] for name in names]
-    svc.add_bots(match_id, owner, None)
+    if len(humans) < 4:
+        svc.add_bots(match_id, owner, None)
     for _ in range(50_000):
         loaded = svc.repo.load(match_id)
         if loaded.over:
