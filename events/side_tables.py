@@ -53,3 +53,37 @@ LEASES_DDL = [
     "CREATE TABLE IF NOT EXISTS tf_leases ("
     "name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL)",
 ]
+
+#: accounts (service/infra/account_secrets.py): what signs a player in, kept beside the account
+#: streams, never in them. A passkey's credential id -> its account and signature counter; a
+#: session's keyed MAC (the cookie's secret is never stored); a recovery code's keyed MAC, deleted
+#: when used; a WebAuthn challenge's MAC until it is used once or expires; the salt of the key that
+#: seals an account's personal fields (deleting it shreds them: the events stay as they are).
+ACCOUNTS_DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_passkeys (
+        credential TEXT    PRIMARY KEY,
+        account    TEXT    NOT NULL,
+        sign_count INTEGER NOT NULL,
+        created_at TEXT    NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_passkeys_account ON tf_passkeys (account)",
+    """CREATE TABLE IF NOT EXISTS tf_sessions (
+        id         TEXT PRIMARY KEY,
+        account    TEXT NOT NULL,
+        label      TEXT NOT NULL,
+        created_at TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_sessions_account ON tf_sessions (account)",
+    """CREATE TABLE IF NOT EXISTS tf_recovery (
+        verifier   TEXT PRIMARY KEY,
+        account    TEXT NOT NULL,
+        created_at TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_recovery_account ON tf_recovery (account)",
+    """CREATE TABLE IF NOT EXISTS tf_challenges (
+        id         TEXT             PRIMARY KEY,
+        purpose    TEXT             NOT NULL,
+        data       TEXT             NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS tf_account_keys (
+        account    TEXT PRIMARY KEY,
+        salt       TEXT NOT NULL,
+        created_at TEXT NOT NULL)""",
+]

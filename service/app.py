@@ -12,6 +12,7 @@ from .infra import config
 from .model.catalogue import CATALOGUE
 from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
+from .usecases.accounts import Accounts, WebAuthnSettings
 from .usecases.chat import Chat
 from .usecases.reads import Reads
 from .usecases.ticker import Ticker
@@ -22,6 +23,7 @@ from .infra.deadlines import Decisions
 from .infra.notify import SEAL_LABEL, DeliverySettings, Notifier, Webhooks
 from .http.jsonio import OrjsonProvider
 from .usecases.play import MatchService
+from .infra.account_secrets import SEAL_KEY as ACCOUNT_SEAL_KEY, SECRET_KEY as ACCOUNT_KEY, AccountSecrets
 from .infra.keys import keyring_for
 from .infra.tokens import KEY_LABEL as TOKEN_KEY, Tokens
 from .infra.repository import MatchRepository
@@ -92,6 +94,7 @@ def _services(settings: dict[str, Any]) -> Services:
         match=svc,
         reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames),
         chat=chat,
+        accounts=_accounts(svc, settings),
         # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
         # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
         ticker=Ticker(svc, interval=settings["TICK_INTERVAL"]),
@@ -100,6 +103,15 @@ def _services(settings: dict[str, Any]) -> Services:
         shared_answers=shared,
         replay_frames=frames,
     )
+
+
+def _accounts(svc: MatchService, settings: dict[str, Any]) -> Accounts:
+    """Accounts on passkeys over the match store (their streams beside the matches')."""
+    keyring = keyring_for(settings)
+    found = AccountSecrets(svc.repo.store, keyring.secret(ACCOUNT_KEY), keyring.secret(ACCOUNT_SEAL_KEY))
+    origins = tuple(o.strip().rstrip("/") for o in settings["WEBAUTHN_ORIGINS"].split(",") if o.strip())
+    relying_party = WebAuthnSettings(rp_id=settings["WEBAUTHN_RP_ID"], origins=origins)
+    return Accounts(svc.repo, svc.tokens, found, settings["CLOCK"], relying_party)
 
 
 def _service(settings: dict[str, Any]) -> MatchService:

@@ -174,6 +174,11 @@ def _service_tables() -> list[Any]:
         SideTable("tf_webhooks", ("stream", "seat"), ("stream", "seat", "url", "secret", "created_at"), True),
         SideTable("tf_decisions", ("stream", "seat"), ("stream", "seat", "since", "due_at", "version"), True),
         SideTable("tf_tokens", ("stream", "seat"), ("stream", "seat", "verifier", "created_at"), True),
+        # accounts (service/infra/account_secrets.py); WebAuthn challenges are not copied (minutes long)
+        SideTable("tf_account_keys", ("account",), ("account", "salt", "created_at")),
+        SideTable("tf_passkeys", ("credential",), ("credential", "account", "sign_count", "created_at")),
+        SideTable("tf_sessions", ("id",), ("id", "account", "label", "created_at")),
+        SideTable("tf_recovery", ("verifier",), ("verifier", "account", "created_at")),
     ]
 
 

@@ -14,6 +14,7 @@ from flask import Flask, current_app
 
 from ..infra.sized_cache import SizedCache
 from ..infra.waiters import SharedAnswers, WaiterHub, WaitLimits
+from ..usecases.accounts import Accounts
 from ..usecases.chat import Chat
 from ..usecases.play import MatchService
 from ..usecases.reads import Reads
@@ -33,6 +34,7 @@ class Services:
     match: MatchService  # the use cases over the match store (what changes a match)
     reads: Reads  # every read a viewer makes, in its own numbering and redaction
     chat: Chat
+    accounts: Accounts  # players' accounts on passkeys, their sessions and seats
     ticker: Ticker  # deadlines, bots and half-written deals, when nobody asks
     hub: WaiterHub  # this worker's waiting clients (long-polls, streams)
     wait_limits: WaitLimits  # caps on open waits, per address and in all

@@ -60,7 +60,13 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_RATE_LIMIT_IMPORT": ("RATE_LIMIT_IMPORT", str, "10 per minute"),
     "TILEFOLD_RATE_LIMIT_JOIN": ("RATE_LIMIT_JOIN", str, "60 per minute"),
     "TILEFOLD_RATE_LIMIT_SCORE": ("RATE_LIMIT_SCORE", str, "120 per minute"),
+    "TILEFOLD_RATE_LIMIT_ACCOUNT": ("RATE_LIMIT_ACCOUNT", str, "20 per minute"),  # sign-up, sign-in, recovery
     "TILEFOLD_RATE_LIMIT_STORAGE": ("RATE_LIMIT_STORAGE", str, "memory://"),
+    # accounts on passkeys (docs/WEB.md, "Accounts"): the WebAuthn relying party's id (a domain) and
+    # the origins a ceremony may come from (comma-separated; empty: http://localhost:<any port> for
+    # the id localhost, else https://<id>)
+    "TILEFOLD_WEBAUTHN_RP_ID": ("WEBAUTHN_RP_ID", str, "localhost"),
+    "TILEFOLD_WEBAUTHN_ORIGINS": ("WEBAUTHN_ORIGINS", str, ""),
     "TILEFOLD_MAX_IMPORT": ("MAX_IMPORT_BYTES", int, 4 * 1024 * 1024),
     # operations (docs/OPERATIONS.md): /metrics on the service's own port; the proxies in front
     "TILEFOLD_METRICS_PUBLIC": ("METRICS_PUBLIC", lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"), False),

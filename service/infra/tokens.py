@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
@@ -26,6 +27,10 @@ OWNER = -1  # the owner's row in tf_tokens (seats are 0..3)
 KEY_LABEL = "token-verifier"  # the key directory's key for verifiers (Keyring.secret)
 CACHED = 4096  # streams whose verifiers a worker keeps
 LABEL = b"tilefold/token-verifier/v1\n"
+DELEGATED = "tfd1."  # a seat token minted for a signed-in account's request (see `delegate`)
+DELEGATED_LABEL = b"tilefold/delegated-seat/v1\n"
+CHECK_LABEL = b"tilefold/seat-link-check/v1\n"
+DELEGATED_SECONDS = 900  # how long a minted token works (it never leaves the server)
 
 
 def digest(token: str) -> str:
@@ -86,11 +91,58 @@ class Tokens:
                     self._rows.popitem(last=False)
         return rows
 
+    # -- seats held through an account (service/usecases/accounts.py) ----------------------------
+    def check(self, stream: str, seat: int, token: Optional[str], generation: Optional[int] = None) -> Optional[str]:
+        """A keyed fingerprint of the verifier that `token` opens in `seat` of `stream` (None: it opens
+        none). An account's seat link keeps it: the link holds while the seat's verifier is the same,
+        and a re-invite of the seat (a new verifier) ends it."""
+        if not token or seat not in self.holders(stream, token, generation):
+            return None
+        for row_seat, verifier in self._verifiers(stream, generation):
+            if row_seat == seat:
+                return self._check_of(stream, seat, verifier)
+        return None
+
+    def _check_of(self, stream: str, seat: int, verifier: str) -> str:
+        message = CHECK_LABEL + f"{stream}\n{seat}\n{verifier}".encode("utf-8")
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def delegate(self, stream: str, seat: int, check: str, generation: Optional[int] = None) -> Optional[str]:
+        """A short-lived token opening `seat` of `stream` for a request of an account that linked the
+        seat with `check`, or None when the seat's verifier has changed since (a re-invite). The
+        token holds no secret of the seat: a MAC over the stream, the seat, its expiry and the seat's
+        current verifier; the http layer puts it in the request's Authorization and never sends it
+        out, so every use case that takes a seat token serves the account's devices unchanged."""
+        for row_seat, verifier in self._verifiers(stream, generation):
+            if row_seat == seat and hmac.compare_digest(self._check_of(stream, seat, verifier), check):
+                expires = int(time.time()) + DELEGATED_SECONDS
+                return f"{DELEGATED}{seat}.{expires}.{self._delegated_mac(stream, seat, expires, verifier)}"
+        return None
+
+    def _delegated_mac(self, stream: str, seat: int, expires: int, verifier: str) -> str:
+        message = DELEGATED_LABEL + f"{stream}\n{seat}\n{expires}\n{verifier}".encode("utf-8")
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def _delegated_holders(self, stream: str, token: str, generation: Optional[int]) -> set[int]:
+        parts = token[len(DELEGATED) :].split(".")
+        if len(parts) != 3 or not parts[0].lstrip("-").isdigit() or not parts[1].isdigit():
+            return set()
+        seat, expires = int(parts[0]), int(parts[1])
+        if expires < time.time():
+            return set()
+        return {
+            row_seat
+            for row_seat, verifier in self._verifiers(stream, generation)
+            if row_seat == seat and hmac.compare_digest(self._delegated_mac(stream, seat, expires, verifier), parts[2])
+        }
+
     def holders(self, stream: str, token: Optional[str], generation: Optional[int] = None) -> set[int]:
         """Which rows of `stream` this token opens (seats, and OWNER), every row compared in
-        constant time; `generation`: see the class."""
+        constant time; `generation`: see the class. A delegated token (`delegate`) opens its one row."""
         if not token:
             return set()
+        if token.startswith(DELEGATED):
+            return self._delegated_holders(stream, token, generation)
         presented = digest(token)
         return {
             seat

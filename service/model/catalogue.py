@@ -2,7 +2,8 @@
 
 One catalogue (events/catalogue.py) holds the engine's types (engine/event_types.py, group
 "engine"), the room's (service/model/room.py, group "room": the service's events in a match's
-stream) and the types of the streams beside a match's: its chat lines, its signed heads and an
+stream), the accounts' (service/model/accounts.py, group "account": stream account-<id>) and the
+types of the streams beside a match's: its chat lines, its signed heads and an
 imported match's record (declared here). The store is opened with it (it writes each new event
 at its type's current version and upcasts what it reads); the repository builds every event
 through it (`new_event`: fields checked); an import checks every row against it.
@@ -15,10 +16,11 @@ from typing import Any, Callable, Mapping, Optional, TypedDict
 import engine
 from events import Catalogue, InvalidEvent, NewEvent, UnknownEventType
 
-from . import room as rooms
+from . import accounts, room as rooms
 
 ENGINE = "engine"
 ROOM = "room"
+ACCOUNT = "account"  # a player's account (stream account-<id>: service/model/accounts.py)
 CHAT_POSTED = "chat_posted"  # a line of a match's chat (stream chat-<match id>)
 HEAD_SIGNED = "head_signed"  # a signature over the match stream's head (stream sig-<match id>)
 IMPORTED = "imported"  # an imported match's record (stream import-<match id>)
@@ -66,6 +68,7 @@ CATALOGUE = Catalogue()
 CATALOGUE.declare_all(engine.EVENT_TYPES, group=ENGINE)
 CATALOGUE.declare_all(rooms.EVENT_TYPES, group=ROOM)
 CATALOGUE.declare_all(OTHER_STREAMS, group="streams")
+CATALOGUE.declare_all(accounts.EVENT_TYPES, group=ACCOUNT)
 
 #: the types a match's stream holds: the engine's and the room's
 MATCH_TYPES = CATALOGUE.names(ENGINE) | CATALOGUE.names(ROOM)

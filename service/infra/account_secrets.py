@@ -1,0 +1,257 @@
+"""What signs a player in, kept beside the account streams and never in them (events/side_tables.py,
+`ACCOUNTS_DDL`), in the spirit of service/infra/tokens.py: secrets are stored only as keyed MACs,
+under the key directory's `account-secret` key (outside the database).
+
+* `tf_sessions`: a session's MAC (the cookie holds the secret); signing out deletes the row,
+  signing out everywhere deletes every row of the account.
+* `tf_recovery`: a recovery code's MAC; using the code deletes its row (one statement, so a code
+  works once even when two requests race).
+* `tf_challenges`: a WebAuthn challenge's MAC, its purpose and what it was issued for; taken once
+  (deleted by the statement that reads it), refused after it expires.
+* `tf_passkeys`: a passkey's credential id -> its account and signature counter (the public key
+  itself is in the account's `passkey_added` event, sealed).
+* `tf_account_keys`: the salt of the key that seals the account's personal fields in its events
+  (AES-GCM, the key an HMAC of the salt under the key directory's `account-seal` key). Deleting the
+  account deletes the salt: its events stay, unreadable.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+from typing import Any, Callable, Optional
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+SECRET_KEY = "account-secret"  # the key directory's key for MACs (Keyring.secret)
+SEAL_KEY = "account-seal"  # the key directory's key the accounts' sealing keys derive from
+SEALED_PREFIX = "sealed1."
+RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/i/l
+RECOVERY_GROUPS, RECOVERY_GROUP = 4, 4  # 16 characters: about 79 bits
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def new_recovery_code() -> str:
+    chars = "".join(secrets.choice(RECOVERY_ALPHABET) for _ in range(RECOVERY_GROUPS * RECOVERY_GROUP))
+    return "-".join(chars[i : i + RECOVERY_GROUP] for i in range(0, len(chars), RECOVERY_GROUP))
+
+
+def normal_code(code: str) -> str:
+    """A recovery code as typed (any case, spaces or dashes) in its one spelling."""
+    chars = "".join(ch for ch in code.lower() if ch in RECOVERY_ALPHABET)
+    return "-".join(chars[i : i + RECOVERY_GROUP] for i in range(0, len(chars), RECOVERY_GROUP))
+
+
+class AccountSecrets:
+    """The accounts' side tables through the event store (`query`, `write(conn)`)."""
+
+    def __init__(self, store: Any, mac_key: bytes, seal_key: bytes) -> None:
+        self.store = store
+        self._mac_key, self._seal_key = mac_key, seal_key
+        self._keys: dict[str, Optional[bytes]] = {}
+        self._lock = threading.Lock()
+
+    def mac(self, purpose: str, value: str) -> str:
+        message = f"tilefold/account/{purpose}/v1\n{value}".encode("utf-8")
+        return hmac.new(self._mac_key, message, hashlib.sha256).hexdigest()
+
+    # -- sealing an account's personal fields ---------------------------------------------------
+    def new_key_writer(self, account: str, now: str) -> Callable[[Any], None]:
+        salt = b64(os.urandom(32))
+
+        def write(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO tf_account_keys (account, salt, created_at) VALUES (?, ?, ?)", [account, salt, now]
+            )
+
+        with self._lock:
+            self._keys[account] = self._derive(salt)
+        return write
+
+    def _derive(self, salt: str) -> bytes:
+        return hmac.new(self._seal_key, b"tilefold/account-seal/v1\n" + salt.encode(), hashlib.sha256).digest()
+
+    def _key(self, account: str) -> Optional[bytes]:
+        with self._lock:
+            if account in self._keys and self._keys[account] is not None:
+                return self._keys[account]
+        rows = self.store.query("SELECT salt FROM tf_account_keys WHERE account = ?", [account])
+        key = self._derive(str(rows[0][0])) if rows else None
+        with self._lock:
+            self._keys[account] = key
+        return key
+
+    def seal(self, account: str, text: str) -> str:
+        key = self._key(account)
+        if key is None:
+            raise LookupError(f"account {account} has no sealing key")
+        nonce = os.urandom(12)
+        return SEALED_PREFIX + b64(nonce + AESGCM(key).encrypt(nonce, text.encode("utf-8"), account.encode()))
+
+    def open(self, account: str, sealed: Any) -> Optional[str]:
+        """The text of a sealed field; None once the account's key is gone (or for anything else)."""
+        if not isinstance(sealed, str) or not sealed.startswith(SEALED_PREFIX):
+            return None
+        key = self._key(account)
+        if key is None:
+            return None
+        raw = unb64(sealed[len(SEALED_PREFIX) :])
+        try:
+            return AESGCM(key).decrypt(raw[:12], raw[12:], account.encode()).decode("utf-8")
+        except (InvalidTag, ValueError):
+            return None
+
+    # -- passkeys -------------------------------------------------------------------------------
+    def passkey_writer(self, credential: str, account: str, sign_count: int, now: str) -> Callable[[Any], None]:
+        def write(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO tf_passkeys (credential, account, sign_count, created_at) VALUES (?, ?, ?, ?)",
+                [credential, account, sign_count, now],
+            )
+
+        return write
+
+    def passkey(self, credential: str) -> Optional[tuple[str, int]]:
+        """(account, signature counter) of a credential id, None for an unknown one."""
+        rows = self.store.query("SELECT account, sign_count FROM tf_passkeys WHERE credential = ?", [credential])
+        return (str(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def passkey_known(self, credential: str) -> bool:
+        return self.passkey(credential) is not None
+
+    def count_used(self, credential: str, seen: int, new: int) -> bool:
+        """Move a credential's counter from `seen` to `new` (False: another sign-in moved it first)."""
+        sql = "UPDATE tf_passkeys SET sign_count = ? WHERE credential = ? AND sign_count = ?"
+        return bool(self.store.write(lambda conn: conn.execute(sql, [new, credential, seen]).rowcount) == 1)
+
+    # -- sessions -------------------------------------------------------------------------------
+    def session_writer(self, account: str, label: str, now: str) -> tuple[str, Callable[[Any], None]]:
+        """(the cookie's secret, write(conn) keeping its MAC)."""
+        secret = secrets.token_urlsafe(32)
+        sid = self.mac("session", secret)
+
+        def write(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO tf_sessions (id, account, label, created_at) VALUES (?, ?, ?, ?)",
+                [sid, account, label[:80], now],
+            )
+
+        return secret, write
+
+    def session_account(self, secret: Optional[str]) -> Optional[str]:
+        if not secret or len(secret) > 200:
+            return None
+        rows = self.store.query("SELECT account FROM tf_sessions WHERE id = ?", [self.mac("session", secret)])
+        return str(rows[0][0]) if rows else None
+
+    def sessions(self, account: str) -> list[tuple[str, str, str]]:
+        """(id, label, created_at) of every live session of the account, oldest first."""
+        sql = "SELECT id, label, created_at FROM tf_sessions WHERE account = ? ORDER BY created_at, id"
+        return [(str(a), str(b), str(c)) for a, b, c in self.store.query(sql, [account])]
+
+    def end_session(self, secret: str) -> None:
+        sid = self.mac("session", secret)
+        self.store.write(lambda conn: conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid]))
+
+    def end_sessions_writer(self, account: str) -> Callable[[Any], int]:
+        def write(conn: Any) -> int:
+            return int(conn.execute("DELETE FROM tf_sessions WHERE account = ?", [account]).rowcount)
+
+        return write
+
+    # -- recovery codes -------------------------------------------------------------------------
+    def recovery_writer(self, account: str, codes: list[str], now: str) -> Callable[[Any], None]:
+        """write(conn) replacing the account's recovery codes by these (their MACs)."""
+        verifiers = [self.mac("recovery", normal_code(code)) for code in codes]
+
+        def write(conn: Any) -> None:
+            conn.execute("DELETE FROM tf_recovery WHERE account = ?", [account])
+            for verifier in verifiers:
+                conn.execute(
+                    "INSERT INTO tf_recovery (verifier, account, created_at) VALUES (?, ?, ?)",
+                    [verifier, account, now],
+                )
+
+        return write
+
+    def recovery_verifier(self, code: str) -> str:
+        return self.mac("recovery", normal_code(code))
+
+    def recovery_account(self, verifier: str) -> Optional[str]:
+        rows = self.store.query("SELECT account FROM tf_recovery WHERE verifier = ?", [verifier])
+        return str(rows[0][0]) if rows else None
+
+    def use_recovery(self, verifier: str) -> Optional[tuple[str, int]]:
+        """(account, codes left) when `verifier` is an unused recovery code's, which it no longer is after."""
+
+        def take(conn: Any) -> Optional[tuple[str, int]]:
+            rows = conn.execute("SELECT account FROM tf_recovery WHERE verifier = ?", [verifier]).fetchall()
+            if not rows or conn.execute("DELETE FROM tf_recovery WHERE verifier = ?", [verifier]).rowcount != 1:
+                return None
+            account = str(rows[0][0])
+            left = conn.execute("SELECT count(*) FROM tf_recovery WHERE account = ?", [account]).fetchone()[0]
+            return account, int(left)
+
+        result: Optional[tuple[str, int]] = self.store.write(take)
+        return result
+
+    # -- WebAuthn challenges --------------------------------------------------------------------
+    def put_challenge(self, challenge: bytes, purpose: str, data: dict, expires_at: float, now: float) -> None:
+        cid = self.mac("challenge", b64(challenge))
+
+        def write(conn: Any) -> None:
+            conn.execute("DELETE FROM tf_challenges WHERE expires_at < ?", [now])
+            conn.execute(
+                "INSERT INTO tf_challenges (id, purpose, data, expires_at) VALUES (?, ?, ?, ?)",
+                [cid, purpose, json.dumps(data, sort_keys=True), expires_at],
+            )
+
+        self.store.write(write)
+
+    def take_challenge(self, challenge: str, purpose: str, now: float) -> Optional[dict]:
+        """What a challenge (base64url, as the client data names it) was issued for, once: the
+        statement that reads it deletes it; None when unknown, used, expired or of another purpose."""
+        cid = self.mac("challenge", challenge)
+
+        def take(conn: Any) -> Optional[dict]:
+            rows = conn.execute("SELECT purpose, data, expires_at FROM tf_challenges WHERE id = ?", [cid]).fetchall()
+            if not rows or conn.execute("DELETE FROM tf_challenges WHERE id = ?", [cid]).rowcount != 1:
+                return None
+            found_purpose, data, expires_at = rows[0]
+            if found_purpose != purpose or float(expires_at) < now:
+                return None
+            loaded: dict = json.loads(data)
+            return loaded
+
+        result: Optional[dict] = self.store.write(take)
+        return result
+
+    # -- deleting -------------------------------------------------------------------------------
+    def forget_writer(self, account: str) -> Callable[[Any], None]:
+        """write(conn) deleting every row of the account: passkeys, sessions, codes, its sealing key."""
+
+        def write(conn: Any) -> None:
+            for table in ("tf_passkeys", "tf_sessions", "tf_recovery", "tf_account_keys"):
+                conn.execute(f"DELETE FROM {table} WHERE account = ?", [account])
+
+        with self._lock:
+            self._keys.pop(account, None)
+        return write
+
+    def forgotten(self, account: str) -> None:
+        """Forget this worker's copy of the account's key (after another worker deleted it)."""
+        with self._lock:
+            self._keys.pop(account, None)

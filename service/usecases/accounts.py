@@ -1,0 +1,455 @@
+"""Players' accounts on passkeys (WebAuthn, py_webauthn): sign up, sign in, more passkeys, recovery
+codes, sessions, the seats an account holds, export and deletion (docs/WEB.md, "Accounts").
+
+An account is the stream `account-<id>` (service/model/accounts.py: its events, sealed personal
+fields); what signs it in lives beside it as keyed MACs (service/infra/account_secrets.py). Every
+call that reads or changes an account takes the caller's session secret, never an account id: a
+session reaches its own account only.
+
+A seat belongs to an account through a `seat_linked` event holding a fingerprint of the seat's token
+verifier (service/infra/tokens.py `check`), never the token. A signed-in device acting for that
+seat is given a short-lived delegated token (`credential`, `Tokens.delegate`) that the http layer
+puts into the request; every use case that takes a seat token then serves it unchanged, and a
+re-invite of the seat ends the link.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from webauthn import (
+    generate_authentication_options,
+    generate_registration_options,
+    options_to_json,
+    verify_authentication_response,
+    verify_registration_response,
+)
+from webauthn.helpers.exceptions import InvalidAuthenticationResponse, InvalidRegistrationResponse
+from webauthn.helpers.structs import (
+    AuthenticatorSelectionCriteria,
+    PublicKeyCredentialDescriptor,
+    ResidentKeyRequirement,
+    UserVerificationRequirement,
+)
+
+from events import ConcurrencyError, NewEvent
+
+from .access import seat_in
+from ..infra.account_secrets import AccountSecrets, b64, new_recovery_code, unb64
+from ..infra.clock import Clock, iso
+from ..infra.repository import MatchRepository
+from ..infra.tokens import OWNER as OWNER_ROW, Tokens
+from ..model import accounts as model
+from ..model.accounts import Account
+from ..model.catalogue import new_event
+from ..model.errors import Busy, Forbidden, Invalid, NotFound, Unauthenticated
+from ..model.match import stream_of as match_stream
+
+CHALLENGE_SECONDS = 300
+RECOVERY_CODES = 10
+MAX_NAME = 40
+RETRIES = 20
+
+
+@dataclass(frozen=True)
+class WebAuthnSettings:
+    """The relying party: its id (a domain: `localhost` by default) and the origins a ceremony may
+    come from (by default http://localhost on any port when the id is localhost, else https://<id>)."""
+
+    rp_id: str = "localhost"
+    rp_name: str = "Tilefold"
+    origins: tuple[str, ...] = ()
+
+    def origin_ok(self, origin: str) -> bool:
+        if self.origins:
+            return origin in self.origins
+        if self.rp_id == "localhost":
+            head, _, port = origin.partition("localhost")
+            return head == "http://" and (port == "" or (port[:1] == ":" and port[1:].isdigit()))
+        return origin == f"https://{self.rp_id}"
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    account_id: str
+    session: str  # the cookie's secret (shown to this device only, stored as a MAC)
+    recovery_codes: tuple[str, ...] = ()  # shown once, at sign-up and when renewed
+
+
+class Accounts:
+    """The use cases of accounts, over the store, the matches' repository and the token verifiers."""
+
+    def __init__(
+        self,
+        repo: MatchRepository,
+        tokens: Tokens,
+        account_secrets: AccountSecrets,
+        clock: Clock,
+        webauthn: WebAuthnSettings,
+    ) -> None:
+        self.repo, self.tokens, self.secrets, self.clock, self.rp = repo, tokens, account_secrets, clock, webauthn
+        self.store = repo.store
+
+    # -- reading an account ---------------------------------------------------------------------
+    def _fold(self, account_id: str) -> Account:
+        events = []
+        for event in self.store.read(model.stream_of(account_id)):
+            payload = dict(event.payload)
+            for name in model.SEALED.get(event.type, ()):
+                payload[name] = self.secrets.open(account_id, payload.get(name))
+            events.append((event.version, event.type, payload, event.recorded_at))
+        return model.fold(account_id, events)
+
+    def _signed_in(self, session: Optional[str]) -> Account:
+        account_id = self.secrets.session_account(session)
+        account = self._fold(account_id) if account_id else None
+        if account is None or not account.exists:
+            raise Unauthenticated("not_signed_in", "sign in first")
+        return account
+
+    def account_of(self, session: Optional[str]) -> Optional[Account]:
+        """The account a session cookie signs in, None for none (signed out, ended, deleted)."""
+        try:
+            return self._signed_in(session)
+        except Unauthenticated:
+            return None
+
+    def _append(self, account: Account, events: list[dict], extra: Optional[Callable[[Any], Any]] = None) -> None:
+        sealed = [self._sealed(account.account_id, event) for event in events]
+        try:
+            self.store.append(model.stream_of(account.account_id), account.version, sealed, extra=extra)
+        except ConcurrencyError:
+            raise Busy("busy", "the account changed meanwhile, retry", retry_after=1) from None
+
+    def _sealed(self, account_id: str, event: dict) -> NewEvent:
+        event = dict(event)
+        for name in model.SEALED.get(event["type"], ()):
+            event[name] = self.secrets.seal(account_id, str(event[name]))
+        return new_event(event)
+
+    def _now(self) -> str:
+        return iso(self.clock.now())
+
+    # -- ceremonies -----------------------------------------------------------------------------
+    def _challenge(self, purpose: str, data: dict) -> bytes:
+        challenge = secrets.token_bytes(32)
+        now = time.time()
+        self.secrets.put_challenge(challenge, purpose, data, now + CHALLENGE_SECONDS, now)
+        return challenge
+
+    def _take(self, credential: Any, purpose: str) -> dict:
+        """What the challenge the credential answers was issued for (once: a second use is refused)."""
+        try:
+            client_data = json.loads(unb64(str(credential["response"]["clientDataJSON"])))
+            challenge, origin = str(client_data["challenge"]), str(client_data["origin"])
+        except (KeyError, TypeError, ValueError):
+            raise Invalid("invalid_credential", "the passkey's answer cannot be read") from None
+        if not self.rp.origin_ok(origin):
+            raise Forbidden("wrong_origin", "the passkey answered another site")
+        data = self.secrets.take_challenge(challenge, purpose, time.time())
+        if data is None:
+            raise Forbidden("challenge_used", "this sign-in request is used, expired or unknown: start again")
+        data["_challenge"] = challenge
+        return data
+
+    def _registration(self, account_id: str, name: str, exclude: Sequence[str], purpose: str, data: dict) -> dict:
+        challenge = self._challenge(purpose, data)
+        options = generate_registration_options(
+            rp_id=self.rp.rp_id,
+            rp_name=self.rp.rp_name,
+            user_name=name,
+            user_id=account_id.encode(),
+            user_display_name=name,
+            challenge=challenge,
+            authenticator_selection=AuthenticatorSelectionCriteria(
+                resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.REQUIRED
+            ),
+            exclude_credentials=[PublicKeyCredentialDescriptor(id=unb64(c)) for c in exclude],
+        )
+        loaded: dict = json.loads(options_to_json(options))
+        return loaded
+
+    def _registered(self, credential: Any, data: dict) -> tuple[str, str, int]:
+        """(credential id, public key, sign count) of a verified new passkey."""
+        try:
+            verified = verify_registration_response(
+                credential=credential,
+                expected_challenge=unb64(data["_challenge"]),
+                expected_rp_id=self.rp.rp_id,
+                expected_origin=self._origins(credential),
+                require_user_verification=True,
+            )
+        except (InvalidRegistrationResponse, KeyError, TypeError, ValueError) as exc:
+            raise Forbidden("invalid_credential", f"the passkey was not accepted: {exc}") from None
+        credential_id = b64(verified.credential_id)
+        if self.secrets.passkey_known(credential_id):
+            raise Forbidden("invalid_credential", "this passkey already signs in an account")
+        return credential_id, b64(verified.credential_public_key), int(verified.sign_count)
+
+    def _origins(self, credential: Any) -> list[str]:
+        """The origin the ceremony may have come from: the configured ones, or (by default) the one the
+        client data names when it is an allowed local origin (already checked by `_take`)."""
+        if self.rp.origins:
+            return list(self.rp.origins)
+        origin = str(json.loads(unb64(str(credential["response"]["clientDataJSON"])))["origin"])
+        return [origin] if self.rp.origin_ok(origin) else []
+
+    def begin_sign_up(self, name: str) -> dict:
+        """The options for navigator.credentials.create: a new account with this display name."""
+        name = " ".join(str(name).split())[:MAX_NAME]
+        if not name:
+            raise Invalid("invalid_name", "a display name is needed")
+        account_id = secrets.token_urlsafe(12)
+        return self._registration(account_id, name, (), "sign-up", {"account": account_id, "name": name})
+
+    def finish_sign_up(self, credential: Any, label: str) -> SignedIn:
+        """Open the account with its first passkey; a session and the recovery codes (shown once)."""
+        data = self._take(credential, "sign-up")
+        credential_id, public_key, count = self._registered(credential, data)
+        account_id, now = str(data["account"]), self._now()
+        codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
+        session, start = self.secrets.session_writer(account_id, label, now)
+        writes = [
+            self.secrets.new_key_writer(account_id, now),
+            self.secrets.passkey_writer(credential_id, account_id, count, now),
+            self.secrets.recovery_writer(account_id, codes, now),
+            start,
+        ]
+        events = [
+            {"type": model.ACCOUNT_OPENED, "name": data["name"]},
+            {"type": model.PASSKEY_ADDED, "credential": credential_id, "public_key": public_key, "label": "first"},
+            {"type": model.RECOVERY_CODES_ISSUED, "count": len(codes)},
+        ]
+        self._append(Account(account_id), events, _all(writes))
+        return SignedIn(account_id, session, tuple(codes))
+
+    def begin_sign_in(self) -> dict:
+        """The options for navigator.credentials.get (a discoverable passkey: no account named)."""
+        challenge = self._challenge("sign-in", {})
+        options = generate_authentication_options(
+            rp_id=self.rp.rp_id, challenge=challenge, user_verification=UserVerificationRequirement.REQUIRED
+        )
+        loaded: dict = json.loads(options_to_json(options))
+        return loaded
+
+    def finish_sign_in(self, credential: Any, label: str) -> SignedIn:
+        """A new session for the account whose passkey answered the challenge (once)."""
+        data = self._take(credential, "sign-in")
+        credential_id = str(credential.get("id", "")) if isinstance(credential, dict) else ""
+        found = self.secrets.passkey(credential_id)
+        account = self._fold(found[0]) if found else None
+        if found is None or account is None or not account.exists or credential_id not in account.passkeys:
+            raise Forbidden("invalid_credential", "this passkey signs in no account here")
+        try:
+            verified = verify_authentication_response(
+                credential=credential,
+                expected_challenge=unb64(data["_challenge"]),
+                expected_rp_id=self.rp.rp_id,
+                expected_origin=self._origins(credential),
+                credential_public_key=unb64(account.passkeys[credential_id]),
+                credential_current_sign_count=found[1],
+                require_user_verification=True,
+            )
+        except (InvalidAuthenticationResponse, KeyError, TypeError, ValueError) as exc:
+            raise Forbidden("invalid_credential", f"the passkey was not accepted: {exc}") from None
+        if not self.secrets.count_used(credential_id, found[1], int(verified.new_sign_count)):
+            raise Forbidden("invalid_credential", "this passkey's answer was already used")
+        session, start = self.secrets.session_writer(account.account_id, label, self._now())
+        self.store.write(start)
+        return SignedIn(account.account_id, session)
+
+    def begin_add_passkey(self, session: Optional[str]) -> dict:
+        """Options for one more passkey of the signed-in account (another device's, or this one's)."""
+        account = self._signed_in(session)
+        data = {"account": account.account_id}
+        return self._registration(account.account_id, account.name or "", list(account.passkeys), "add-passkey", data)
+
+    def finish_add_passkey(self, session: Optional[str], credential: Any) -> None:
+        account = self._signed_in(session)
+        data = self._take(credential, "add-passkey")
+        if data.get("account") != account.account_id:
+            raise Forbidden("challenge_used", "this request was made for another account")
+        credential_id, public_key, count = self._registered(credential, data)
+        event = {"type": model.PASSKEY_ADDED, "credential": credential_id, "public_key": public_key, "label": "added"}
+        self._append(
+            account, [event], self.secrets.passkey_writer(credential_id, account.account_id, count, self._now())
+        )
+
+    # -- recovery -------------------------------------------------------------------------------
+    def begin_recovery(self, code: str) -> dict:
+        """Options for a new passkey of the account a recovery code belongs to (the code is used
+        when the passkey is made: `finish_recovery`)."""
+        verifier = self.secrets.recovery_verifier(code)
+        found = self.secrets.recovery_account(verifier)
+        account = self._fold(found) if found else None
+        if account is None or not account.exists:
+            raise Forbidden("invalid_recovery_code", "this recovery code is not valid (or was used)")
+        data = {"account": account.account_id, "recovery": verifier}
+        return self._registration(account.account_id, account.name or "", list(account.passkeys), "recover", data)
+
+    def finish_recovery(self, credential: Any, label: str) -> SignedIn:
+        """Use the code (once), add the new passkey, end every other session, sign this device in."""
+        data = self._take(credential, "recover")
+        used = self.secrets.use_recovery(str(data.get("recovery", "")))
+        if used is None or used[0] != data.get("account"):
+            raise Forbidden("invalid_recovery_code", "this recovery code is not valid (or was used)")
+        credential_id, public_key, count = self._registered(credential, data)
+        account = self._fold(used[0])
+        now = self._now()
+        session, start = self.secrets.session_writer(account.account_id, label, now)
+        ended = self.secrets.end_sessions_writer(account.account_id)
+        events: list[dict] = [
+            {"type": model.RECOVERY_CODE_USED, "left": used[1]},
+            {"type": model.PASSKEY_ADDED, "credential": credential_id, "public_key": public_key, "label": "recovery"},
+            {"type": model.SIGNED_OUT_EVERYWHERE, "sessions": 0},
+        ]
+        writes: list[Callable[[Any], Any]] = [
+            ended,
+            self.secrets.passkey_writer(credential_id, account.account_id, count, now),
+            start,
+        ]
+        self._append(account, events, _all(writes))
+        return SignedIn(account.account_id, session)
+
+    def renew_recovery_codes(self, session: Optional[str]) -> tuple[str, ...]:
+        """Fresh recovery codes for the signed-in account (the old ones stop working), shown once."""
+        account = self._signed_in(session)
+        codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
+        writer = self.secrets.recovery_writer(account.account_id, codes, self._now())
+        self._append(account, [{"type": model.RECOVERY_CODES_ISSUED, "count": len(codes)}], writer)
+        return tuple(codes)
+
+    # -- sessions -------------------------------------------------------------------------------
+    def sign_out(self, session: Optional[str]) -> None:
+        if session:
+            self.secrets.end_session(session)
+
+    def sign_out_everywhere(self, session: Optional[str]) -> int:
+        """End every session of the account (this one too); how many ended."""
+        account = self._signed_in(session)
+        ended = self.secrets.end_sessions_writer(account.account_id)
+        count = len(self.secrets.sessions(account.account_id))
+        self._append(account, [{"type": model.SIGNED_OUT_EVERYWHERE, "sessions": count}], ended)
+        return count
+
+    # -- seats ----------------------------------------------------------------------------------
+    def link(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> None:
+        """Record that the signed-in account holds `seat` (OWNER: the owner's rights) of a match,
+        through the token just handed out for it (never stored: its verifier's fingerprint is)."""
+        account = self._signed_in(session)
+        loaded = self.repo.load(match_id)
+        check = self.tokens.check(match_stream(match_id), seat, token, loaded.room.token_grants)
+        if check is None:
+            raise Forbidden("invalid_token", "the token does not hold that seat")
+        event = {"type": model.SEAT_LINKED, "match_id": match_id, "seat": seat, "how": how, "check": check}
+        self._append(account, [event])
+
+    def claim(self, session: Optional[str], seats: dict[str, str], owned: dict[str, str]) -> list[dict]:
+        """Link into the account, in one append, every seat (match -> seat token) and owner right
+        (match -> owner token) this browser holds whose token still works; the claimed ones."""
+        account = self._signed_in(session)
+        events: list[dict] = []
+        for match_id, token, owner in [(m, t, False) for m, t in seats.items()] + [
+            (m, t, True) for m, t in owned.items()
+        ]:
+            try:
+                loaded = self.repo.load(match_id)
+            except NotFound:
+                continue
+            seat = OWNER_ROW if owner else seat_in(self.tokens, loaded, token)
+            if seat is None:
+                continue
+            check = self.tokens.check(match_stream(match_id), seat, token, loaded.room.token_grants)
+            known = account.links.get((match_id, seat))
+            if check is None or (known is not None and known.check == check):
+                continue
+            events.append(
+                {"type": model.SEAT_LINKED, "match_id": match_id, "seat": seat, "how": "claimed", "check": check}
+            )
+        if events:
+            self._append(account, events)
+        return [{"match_id": e["match_id"], "seat": e["seat"]} for e in events]
+
+    def credential(self, session: Optional[str], match_id: str, owner: bool = False) -> Optional[str]:
+        """A short-lived token for the signed-in account's seat (or owner right) in a match, None
+        when it holds none there (or the seat was re-invited since it was linked)."""
+        account = self.account_of(session)
+        if account is None:
+            return None
+        wanted = [link for (m, seat), link in account.links.items() if m == match_id and (seat == OWNER_ROW) == owner]
+        if not wanted:
+            return None
+        try:
+            loaded = self.repo.load(match_id)
+        except NotFound:
+            return None
+        for link in wanted:
+            token = self.tokens.delegate(match_stream(match_id), link.seat, link.check, loaded.room.token_grants)
+            if token:
+                return token
+        return None
+
+    def held(self, session: Optional[str]) -> dict[str, str]:
+        """match id -> a short-lived seat token, for every seat the signed-in account holds."""
+        account = self.account_of(session)
+        if account is None:
+            return {}
+        held: dict[str, str] = {}
+        for link in account.seats():
+            if link.match_id in held:
+                continue
+            try:
+                loaded = self.repo.load(link.match_id)
+            except NotFound:
+                continue
+            token = self.tokens.delegate(match_stream(link.match_id), link.seat, link.check, loaded.room.token_grants)
+            if token:
+                held[link.match_id] = token
+        return held
+
+    # -- the account's own data -----------------------------------------------------------------
+    def profile(self, session: Optional[str]) -> dict:
+        """What the account page shows: name, passkeys, sessions, recovery codes left, seats."""
+        account = self._signed_in(session)
+        return {
+            "id": account.account_id,
+            "name": account.name,
+            "since": account.opened_at,
+            "passkeys": len(account.passkeys),
+            "sessions": [{"device": label, "since": at} for _, label, at in self.secrets.sessions(account.account_id)],
+            "recovery_codes_left": account.recovery_codes,
+            "seats": [
+                {"match_id": link.match_id, "seat": link.seat, "how": link.how} for link in account.links.values()
+            ],
+        }
+
+    def export(self, session: Optional[str]) -> dict:
+        """Everything the service keeps about the signed-in account, as JSON (no secret, no MAC)."""
+        account = self._signed_in(session)
+        events = []
+        for event in self.store.read(model.stream_of(account.account_id)):
+            payload = dict(event.payload)
+            for name in model.SEALED.get(event.type, ()):
+                payload[name] = self.secrets.open(account.account_id, payload.get(name))
+            payload.pop("check", None)
+            events.append({"version": event.version, "type": event.type, "at": event.recorded_at, **payload})
+        return {"account": self.profile(session), "passkey_ids": sorted(account.passkeys), "events": events}
+
+    def delete(self, session: Optional[str]) -> None:
+        """Delete the account: its passkeys, sessions, codes and the key its personal fields were
+        sealed with go, so its events can no longer say who it was or which seats it held; the
+        matches keep their events (and the seat's name as played) untouched."""
+        account = self._signed_in(session)
+        self._append(account, [{"type": model.ACCOUNT_DELETED}], self.secrets.forget_writer(account.account_id))
+
+
+def _all(writes: list[Callable[[Any], Any]]) -> Callable[[Any], None]:
+    def write(conn: Any) -> None:
+        for one in writes:
+            one(conn)
+
+    return write
