@@ -79,6 +79,23 @@ def formatter() -> logging.Formatter:
     return _Text(TEXT)
 
 
+class StandardError(logging.StreamHandler):
+    """A handler writing to whatever `sys.stderr` is when a line is written, not when logging was
+    configured: a process that swaps its standard error (a daemon's redirect, a test's capture that
+    has since closed) never has a line written to a closed stream."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def logging_config() -> dict[str, Any]:
     """A logging.config dict: one handler on standard error for the root logger and gunicorn's."""
     level = os.environ.get(LEVEL_ENV, "INFO").strip().upper() or "INFO"
@@ -89,10 +106,9 @@ def logging_config() -> dict[str, Any]:
         "formatters": {"tilefold": {"()": formatter}},
         "handlers": {
             "stderr": {
-                "class": "logging.StreamHandler",
+                "class": f"{__name__}.StandardError",
                 "formatter": "tilefold",
                 "filters": ["request"],
-                "stream": "ext://sys.stderr",
             }
         },
         "root": {"level": level, "handlers": ["stderr"]},

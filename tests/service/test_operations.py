@@ -473,3 +473,30 @@ def until_waiting(hub, count: int = 1) -> None:
     while hub.waiting < count:
         assert time.monotonic() < deadline, "the long-poll never started waiting"
         time.sleep(0.01)
+
+
+def test_log_lines_go_to_the_standard_error_of_the_moment_never_a_closed_one(monkeypatch):
+    """Given logging configured while standard error was one stream (a test's capture, a daemon's
+    first descriptor) that has since been closed and replaced, when a server thread logs a line, then
+    the line goes to the new standard error and nothing is written to the closed stream."""
+    import io
+    import logging.config
+    import sys
+
+    from service.infra import logs
+
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    first = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", first)
+    try:
+        logging.config.dictConfig(logs.logging_config())
+        first.close()
+        now = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", now)
+        logging.getLogger("tilefold.access").warning("GET / 200")
+        written = now.getvalue()
+        assert "GET / 200" in written and "Logging error" not in written, written
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
