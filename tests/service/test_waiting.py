@@ -274,19 +274,21 @@ def test_one_watcher_query_per_poll_for_all_waiters_and_a_move_wakes_every_one()
     hub = WaiterHub(store, 0.05)
     woken: list[int] = []
     threads = [threading.Thread(target=lambda: woken.append(hub.wait("s", 0, 30))) for _ in range(100)]
+    started = time.monotonic()  # the watcher may poll from the first waiter on
     for thread in threads:
         thread.start()
     while hub.waiting < 100:
         time.sleep(0.01)
     time.sleep(0.5)
     store.append("s")
-    started = time.monotonic()
     for thread in threads:
         thread.join(30)
     elapsed = time.monotonic() - started
     assert woken == [1] * 100
     assert store.checks == 100
-    assert store.polls <= (0.5 + elapsed) / 0.05 + 5  # per interval, not per waiter (100 waiters)
+    # one poll per interval over the whole wait, however slowly a loaded machine started the threads
+    # (a poll per waiter would be 100 or more)
+    assert store.polls <= elapsed / 0.05 + 5, (store.polls, elapsed)
 
 
 def test_the_waiting_caps_per_address_and_in_all_release_their_slots():
