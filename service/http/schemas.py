@@ -349,3 +349,82 @@ def flatten_errors(errors: Any) -> str:
     if isinstance(errors, list):
         return ", ".join(flatten_errors(item) for item in errors)
     return str(errors)
+
+
+# -- ratings and figures (docs/API.md, "Ratings and figures") ------------------------------------
+class RatingSchema(Schema):
+    rating = fields.Float(metadata={"description": "mu - 3 sigma (openskill's ordinal): what leaderboards order by"})
+    mu = fields.Float()
+    sigma = fields.Float()
+    matches = fields.Integer(metadata={"description": "rated matches folded into it"})
+
+
+class FiguresSchema(Schema):
+    matches = fields.Integer()
+    hands = fields.Integer()
+    hands_won = fields.Integer()
+    dealt_in = fields.Integer(metadata={"description": "放炮: hands won on this player's discard or robbed kong"})
+    points = fields.Integer(metadata={"description": "the sum of the player's settlement deltas"})
+    average_points = fields.Float(allow_none=True, metadata={"description": "points per hand played"})
+    longest_streak = fields.Integer(metadata={"description": "most hands won in a row within one match"})
+    first_places = fields.Integer()
+
+
+class LeaderboardRowSchema(RatingSchema):
+    place = fields.Integer()
+    player = fields.String()
+
+
+class LeaderboardSchema(Schema):
+    rule_set = fields.String()
+    label = fields.String()
+    players = fields.List(fields.Nested(LeaderboardRowSchema), metadata={"description": "highest rating first"})
+
+
+class LeaderboardQuerySchema(Schema):
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class PlayerRuleSetSchema(Schema):
+    rule_set = fields.String()
+    label = fields.String()
+    rating = fields.Nested(RatingSchema, allow_none=True, metadata={"description": "null: no rated match yet"})
+    figures = fields.Nested(FiguresSchema)
+
+
+class PlayerMatchSchema(Schema):
+    match = fields.String()
+    rule_set = fields.String()
+    ended_at = fields.String()
+    seat = fields.Integer()
+    score = fields.Integer()
+    place = fields.Integer()
+    figures = fields.Nested(FiguresSchema)
+    rated = fields.Boolean()
+    rating_change = fields.Float(allow_none=True)
+
+
+class PlayerSchema(Schema):
+    player = fields.String()
+    rule_sets = fields.List(fields.Nested(PlayerRuleSetSchema))
+    matches = fields.List(fields.Nested(PlayerMatchSchema), metadata={"description": "newest first"})
+
+
+class RatingChangeSchema(Schema):
+    seat = fields.Integer()
+    player = fields.String()
+    place = fields.Integer()
+    before = fields.Nested(RatingSchema)
+    after = fields.Nested(RatingSchema)
+    change = fields.Float(metadata={"description": "after.rating - before.rating"})
+
+
+class MatchRatingsSchema(Schema):
+    match = fields.String()
+    rule_set = fields.String()
+    rated = fields.Boolean()
+    unrated_because = fields.String(
+        allow_none=True,
+        metadata={"description": "not_finished | imported | bot_seat | seat_without_account | same_player_twice"},
+    )
+    seats = fields.List(fields.Nested(RatingChangeSchema))

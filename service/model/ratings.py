@@ -44,6 +44,13 @@ class SeatHolders(Protocol):
     def players_of(self, match_id: str) -> Mapping[int, PlayerId]: ...
 
 
+class NoSeatHolders:
+    """Nobody holds a seat with an account (a server without accounts): nothing is rated."""
+
+    def players_of(self, match_id: str) -> Mapping[int, PlayerId]:
+        return {}
+
+
 # -- rule sets --------------------------------------------------------------------------------
 def rule_set(variant: str, options: Mapping[str, object]) -> str:
     """The rule set a match is rated and counted in: its variant, and, where the variant's options

@@ -24,6 +24,7 @@ from . import match_log, replay
 from .access import is_owner, seat_for, seat_in
 from .chat import Chat, chat_stream
 from .correspondence import require_spectating
+from .ratings import Ratings
 from ..infra.deadlines import Decisions
 from ..infra.repository import Loaded, MatchRepository
 from ..infra.sized_cache import SizedCache
@@ -273,9 +274,11 @@ class Reads:
         limits: WaitLimits,
         shared: SharedAnswers,
         frames: SizedCache,
+        ratings: Ratings,
     ) -> None:
         self.repo, self.tokens, self.decisions, self.chat = repo, tokens, decisions, chat
         self.hub, self.limits, self.shared, self.frames = hub, limits, shared, frames
+        self.ratings = ratings
 
     # -- a match as the public sees it --------------------------------------------------
     def summary(self, match_id: str) -> dict:
@@ -537,6 +540,19 @@ class Reads:
         perspective = replay.perspective_for(self.tokens, loaded, owner_token, seat)
         page = replay.page_asked(hand)
         return Frames(replay.frames(self.repo, self.frames, loaded, perspective, page, whole), loaded.over)
+
+    # -- players: ratings and figures (service/usecases/ratings.py) --------------------------
+    def leaderboard(self, rule_set: str, limit: int) -> dict[str, Any]:
+        """A rule set's rated players, highest rating first (public)."""
+        return self.ratings.leaderboard(rule_set, limit)
+
+    def player(self, player_id: str) -> dict[str, Any]:
+        """A player's rating and figures per rule set and their finished matches (public)."""
+        return self.ratings.player(player_id)
+
+    def rating_changes(self, match_id: str) -> dict[str, Any]:
+        """A finished match's rating changes per seat, or why it is not rated (public)."""
+        return self.ratings.settlement(match_id)
 
     # -- waiting ------------------------------------------------------------------------------
     def _over(self, client: Client) -> bool:

@@ -211,10 +211,10 @@ def from_the_feed(store, holders: FakeHolders) -> list[model.FinishedMatch]:
 
 def test_ratings_replayed_from_the_events_alone_are_the_same_numbers(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
-    settings = {"DATABASE": backend.target, "TESTING": True, "WEBHOOK_WORKER": False}
+    holders = FakeHolders()
+    settings = {"DATABASE": backend.target, "TESTING": True, "WEBHOOK_WORKER": False, "SEAT_HOLDERS": holders}
     # given finished matches played through the service on this backend, and who held their seats
     app = create_app(settings)
-    holders = FakeHolders()
     ids = play(app, holders)
     repo = services(app).match.repo
     ratings = Ratings(repo, holders)
@@ -235,6 +235,13 @@ def test_ratings_replayed_from_the_events_alone_are_the_same_numbers(backend, tm
     assert again.player("p1") == ratings.player("p1")
     # and a player's figures add up to the engine's final scores
     figures_add_up(ratings, ids)
+    # and the API answers the same numbers
+    http = app.test_client()
+    assert http.get("/api/players/p1").get_json() == ratings.player("p1")
+    assert http.get("/api/leaderboards/koudiandian?limit=3").get_json() == ratings.leaderboard("koudiandian", 3)
+    assert http.get(f"/api/matches/{ids[0]}/ratings").get_json() == ratings.settlement(ids[0])
+    assert http.get(f"/api/matches/{ids[-1]}/ratings").get_json()["unrated_because"] == "bot_seat"
+    assert http.get("/api/leaderboards/nothing").status_code == 404
 
 
 def figures_add_up(ratings: Ratings, ids: list[str]) -> None:

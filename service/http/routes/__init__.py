@@ -15,6 +15,7 @@ def blueprints() -> list[Blueprint]:
         invites,
         matches,
         orders,
+        ratings,
         replays,
         score,
         seats,
@@ -42,4 +43,5 @@ def blueprints() -> list[Blueprint]:
         invites.blp,
         chat.blp,
         variants.blp,
+        ratings.blp,
     ]
