@@ -373,11 +373,18 @@ class FiguresSchema(Schema):
 class LeaderboardRowSchema(RatingSchema):
     place = fields.Integer()
     player = fields.String()
+    name = fields.String(allow_none=True, metadata={"description": "the account's display name"})
+
+
+class RuleSetSchema(Schema):
+    rule_set = fields.String()
+    label = fields.String()
 
 
 class LeaderboardSchema(Schema):
     rule_set = fields.String()
     label = fields.String()
+    rule_sets = fields.List(fields.Nested(RuleSetSchema), metadata={"description": "every rule set with a rating"})
     players = fields.List(fields.Nested(LeaderboardRowSchema), metadata={"description": "highest rating first"})
 
 
@@ -395,6 +402,7 @@ class PlayerRuleSetSchema(Schema):
 class PlayerMatchSchema(Schema):
     match = fields.String()
     rule_set = fields.String()
+    label = fields.String()
     ended_at = fields.String()
     seat = fields.Integer()
     score = fields.Integer()
@@ -406,6 +414,7 @@ class PlayerMatchSchema(Schema):
 
 class PlayerSchema(Schema):
     player = fields.String()
+    name = fields.String(allow_none=True, metadata={"description": "the account's display name"})
     rule_sets = fields.List(fields.Nested(PlayerRuleSetSchema))
     matches = fields.List(fields.Nested(PlayerMatchSchema), metadata={"description": "newest first"})
 
@@ -413,6 +422,7 @@ class PlayerSchema(Schema):
 class RatingChangeSchema(Schema):
     seat = fields.Integer()
     player = fields.String()
+    name = fields.String(allow_none=True, metadata={"description": "the account's display name"})
     place = fields.Integer()
     before = fields.Nested(RatingSchema)
     after = fields.Nested(RatingSchema)

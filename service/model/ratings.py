@@ -39,9 +39,12 @@ MODEL = PlackettLuce(
 class SeatHolders(Protocol):
     """Who held each seat of a match: the accounts' record of which account holds which seat.
     `players_of(match_id)` answers seat -> player id for the seats an account holds (a seat
-    played anonymously, or by a bot, is absent)."""
+    played anonymously, or by a bot, is absent); `name_of(player)` the player's display name (None:
+    no such account, or deleted)."""
 
     def players_of(self, match_id: str) -> Mapping[int, PlayerId]: ...
+
+    def name_of(self, player: PlayerId) -> Optional[str]: ...
 
 
 class NoSeatHolders:
@@ -49,6 +52,9 @@ class NoSeatHolders:
 
     def players_of(self, match_id: str) -> Mapping[int, PlayerId]:
         return {}
+
+    def name_of(self, player: PlayerId) -> Optional[str]:
+        return None
 
 
 # -- rule sets --------------------------------------------------------------------------------

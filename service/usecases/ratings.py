@@ -73,11 +73,16 @@ class Ratings:
     def leaderboard(self, rule_set: str, limit: int = 100) -> dict[str, Any]:
         """A rule set's rated players, highest rating first."""
         known(rule_set)
-        board = self.standings().leaderboard(rule_set)[:limit]
+        standings = self.standings()
+        board = standings.leaderboard(rule_set)[:limit]
         return {
             "rule_set": rule_set,
             "label": model.rule_set_label(rule_set),
-            "players": [{"place": n, "player": player, **rating_json(r)} for n, (player, r) in enumerate(board, 1)],
+            "rule_sets": [{"rule_set": key, "label": model.rule_set_label(key)} for key in sorted(standings.ratings)],
+            "players": [
+                {"place": n, "player": player, "name": self.holders.name_of(player), **rating_json(r)}
+                for n, (player, r) in enumerate(board, 1)
+            ],
         }
 
     def player(self, player_id: str) -> dict[str, Any]:
@@ -96,6 +101,7 @@ class Ratings:
                 {
                     "match": match.match_id,
                     "rule_set": match.rule_set,
+                    "label": model.rule_set_label(match.rule_set),
                     "ended_at": match.ended_at,
                     "seat": seat,
                     "score": match.scores[seat],
@@ -107,6 +113,7 @@ class Ratings:
             )
         return {
             "player": player_id,
+            "name": self.holders.name_of(player_id),
             "rule_sets": [
                 {
                     "rule_set": key,
@@ -136,6 +143,7 @@ class Ratings:
                 {
                     "seat": c.seat,
                     "player": c.player,
+                    "name": self.holders.name_of(c.player),
                     "place": c.place,
                     "before": rating_json(c.before),
                     "after": rating_json(c.after),

@@ -29,6 +29,9 @@ class FakeHolders:
     def players_of(self, match_id: str) -> dict[int, str]:
         return dict(self.held.get(match_id, {}))
 
+    def name_of(self, player: str) -> str:
+        return f"Player {player[1:]}"
+
 
 def record(match_id: str, position: int, players, scores, **changes) -> model.FinishedMatch:
     made = model.FinishedMatch(

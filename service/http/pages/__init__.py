@@ -29,6 +29,7 @@ from ..links import invite_url
 
 blp = Blueprint("pages", __name__, template_folder="templates")
 RANDOMNESS_TEXT = re.compile(r"[0-9a-f]{64}")
+LEADERBOARD_LENGTH = 100  # players a leaderboard page lists
 
 
 def install(app: Flask) -> None:
@@ -128,6 +129,22 @@ def play_page(match_id):
         invite=invite_url(match_id),
         names=pattern_names(),
     )
+
+
+@blp.route("/leaderboards/<rule_set>", methods=["GET"])
+def leaderboard_page(rule_set):
+    """A rule set's leaderboard (docs/API.md, "Ratings and figures"); 404 page for an unknown one."""
+    try:
+        board = reads().leaderboard(rule_set, LEADERBOARD_LENGTH)
+    except NotFound:
+        return _page("leaderboard.html", status=404, board=None, rule_set=rule_set)
+    return _page("leaderboard.html", board=board, rule_set=rule_set)
+
+
+@blp.route("/players/<player_id>", methods=["GET"])
+def player_page(player_id):
+    """A player's profile: rating and figures per rule set, finished matches with their results."""
+    return _page("player.html", player=reads().player(player_id))
 
 
 # -- JSON helpers that set cookies --------------------------------------------------

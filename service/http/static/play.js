@@ -27,6 +27,7 @@
   let closedResult = false;  // the final settlement was closed to look at the table
   let moves = [];           // the seat's feed (GET .../events, its own redaction): the move log
   let movesAfter = null;    // the feed version read up to
+  let ratings = null;       // once over: the match's rating changes (GET .../ratings), asked once
 
   // ------------------------------------------------------------------ names and seats
   const seatName = (s) => (view && view.seats[s] ? view.seats[s].name : "—");
@@ -550,8 +551,24 @@
   function standings() {
     const scores = view.view.scores;
     const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
+    if (ratings === null) loadRatings();
     return el("ol", { class: "standings", id: "standings" }, ...order.map((s, i) =>
-      el("li", {}, ["🥇 ", "🥈 ", "🥉 ", ""][i], el("b", { text: seatName(s) }), ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`, i === 0 ? " 第一 winner" : "")));
+      el("li", { dataset: { seat: s } }, ["🥇 ", "🥈 ", "🥉 ", ""][i], el("b", { text: seatName(s) }),
+        ` ${scores[s] > 0 ? "+" : ""}${scores[s]}`, i === 0 ? " 第一 winner" : "", ratingChange(s))));
+  }
+  async function loadRatings() {  // a rated match (docs/API.md, "Ratings and figures") shows each seat's change
+    ratings = { rated: false, seats: [] };
+    try { ratings = await api("GET", `/api/matches/${matchId}/ratings`); } catch (e) { return; }
+    if (ratings.rated && view.status === "over" && !$("result").hidden) renderResult();
+  }
+  function ratingChange(s) {
+    const c = ratings && ratings.rated ? ratings.seats.find((x) => x.seat === s) : null;
+    if (!c) return null;
+    const sign = c.change > 0 ? "+" : c.change < 0 ? "−" : "±";
+    return el("span", { class: "rating-change" }, "评分 ", el("small", { text: "rating" }),
+      ` ${sign}${Math.abs(c.change).toFixed(2)} → `,
+      el("a", { href: `/players/${encodeURIComponent(c.player)}`,
+        "aria-label": `${seatName(s)}: 评分 rating ${c.after.rating.toFixed(2)}, 战绩 profile` }, c.after.rating.toFixed(2)));
   }
 
   // ------------------------------------------------------------------ lobby (not started, or no seat here)
