@@ -10,7 +10,6 @@ from events import cooperate_psycopg, initialise_store, is_postgres_url, open_st
 
 from .infra import config
 from .model.catalogue import CATALOGUE
-from .model.ratings import NoSeatHolders
 from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from .usecases.accounts import Accounts, WebAuthnSettings
@@ -92,13 +91,14 @@ def _services(settings: dict[str, Any]) -> Services:
     chat = Chat(store, svc.repo, svc.tokens)
     wait_limits = WaitLimits(settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"])
     shared, frames = SharedAnswers(), SizedCache(settings["REPLAY_CACHE_BYTES"])
-    # who held each seat: the accounts' record (docs/API.md, "Ratings and figures")
-    ratings = Ratings(svc.repo, settings.get("SEAT_HOLDERS") or NoSeatHolders())
+    accounts = _accounts(svc, settings)
+    # who held each seat: the accounts' seat links (docs/API.md, "Ratings and figures")
+    ratings = Ratings(svc.repo, accounts)
     return Services(
         match=svc,
         reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames, ratings),
         chat=chat,
-        accounts=_accounts(svc, settings),
+        accounts=accounts,
         # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
         # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
         ticker=Ticker(svc, interval=settings["TICK_INTERVAL"]),

@@ -119,6 +119,14 @@ class Tokens:
                 return f"{DELEGATED}{seat}.{expires}.{self._delegated_mac(stream, seat, expires, verifier)}"
         return None
 
+    def linked(self, stream: str, seat: int, check: str, generation: Optional[int] = None) -> bool:
+        """Whether a seat link made with `check` still holds: the seat's verifier is the one it was
+        linked under (a re-invite ends it). Who holds a seat for ratings (service/usecases/accounts.py)."""
+        return any(
+            row_seat == seat and hmac.compare_digest(self._check_of(stream, seat, verifier), check)
+            for row_seat, verifier in self._verifiers(stream, generation)
+        )
+
     def _delegated_mac(self, stream: str, seat: int, expires: int, verifier: str) -> str:
         message = DELEGATED_LABEL + f"{stream}\n{seat}\n{expires}\n{verifier}".encode("utf-8")
         return hmac.new(self._key, message, hashlib.sha256).hexdigest()

@@ -47,16 +47,6 @@ class SeatHolders(Protocol):
     def name_of(self, player: PlayerId) -> Optional[str]: ...
 
 
-class NoSeatHolders:
-    """Nobody holds a seat with an account (a server without accounts): nothing is rated."""
-
-    def players_of(self, match_id: str) -> Mapping[int, PlayerId]:
-        return {}
-
-    def name_of(self, player: PlayerId) -> Optional[str]:
-        return None
-
-
 # -- rule sets --------------------------------------------------------------------------------
 def rule_set(variant: str, options: Mapping[str, object]) -> str:
     """The rule set a match is rated and counted in: its variant, and, where the variant's options

@@ -4,6 +4,7 @@ events alone (docs/API.md, "Ratings and figures")."""
 from __future__ import annotations
 
 import random
+from typing import Optional
 from dataclasses import replace
 
 import pytest
@@ -15,7 +16,7 @@ from service.infra.repository import engine_events
 from service.model import ratings as model
 from service.model import room as rooms
 from service.usecases.ratings import Ratings
-from tests.audit_support import finished_match
+from tests.audit_support import finished_match, seeded_deals
 
 HUMANS = ("Ann", "Bo", "Cy", "Di")
 
@@ -215,9 +216,10 @@ def from_the_feed(store, holders: FakeHolders) -> list[model.FinishedMatch]:
 def test_ratings_replayed_from_the_events_alone_are_the_same_numbers(backend, tmp_path, monkeypatch):
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
     holders = FakeHolders()
-    settings = {"DATABASE": backend.target, "TESTING": True, "WEBHOOK_WORKER": False, "SEAT_HOLDERS": holders}
+    settings = {"DATABASE": backend.target, "TESTING": True, "WEBHOOK_WORKER": False}
     # given finished matches played through the service on this backend, and who held their seats
     app = create_app(settings)
+    services(app).reads.ratings.holders = holders  # a stand-in for the accounts' seat links
     ids = play(app, holders)
     repo = services(app).match.repo
     ratings = Ratings(repo, holders)
@@ -269,3 +271,58 @@ def figures_add_up(ratings: Ratings, ids: list[str]) -> None:
         (row["rating"] for row in board["players"]), reverse=True
     )
     assert all(row["matches"] == 2 for row in board["players"])
+
+
+# -- with the accounts' seat links ------------------------------------------------------------
+def test_a_match_of_four_signed_in_players_is_rated_through_their_accounts(tmp_path, monkeypatch):
+    """Given four accounts whose players join matches while signed in (their seats linked), when a
+    match ends, then it is rated for those four accounts under their names; a match whose seat was
+    re-invited (the link ends) and one where an account holds two seats are not rated; and when an
+    account is deleted, its seats are no longer held and its ratings go."""
+    from webauthn_support import Passkey
+
+    app = create_app({"DATABASE": str(tmp_path / "t.db"), "TESTING": True, "KEYS": str(tmp_path / "keys")})
+    play, accounts, reads = services(app).match, services(app).accounts, services(app).reads
+    sessions = []
+    for name in ("Ada", "Bo", "Cy", "Di"):
+        passkey = Passkey()
+        sessions.append(accounts.finish_sign_up(passkey.create(accounts.begin_sign_up(name)), "laptop"))
+
+    def linked_match(label: str, holders: list[int], reinvite: Optional[int] = None) -> str:
+        seeded_deals(monkeypatch, label)
+        match_id, owner, _ = play.create("koudiandian", {"hands": 1})
+        for seat, who in enumerate(holders):
+            joined, token, _ = play.join(match_id, HUMANS[seat])
+            accounts.link(sessions[who].session, match_id, joined, token, "joined")
+        if reinvite is not None:
+            play.reissue_seat(match_id, owner, reinvite)  # someone else plays it now, with the new token
+        while not (loaded := play.repo.load(match_id)).over:
+            seat = engine.pending_seats(loaded.state)[0]
+            play.act(match_id, seat, engine.bot_action(loaded.state, seat), None)
+        return match_id
+
+    rated = linked_match("ratings-koudiandian-1", [0, 1, 2, 3])
+    twice = linked_match("ratings-koudiandian-2", [0, 1, 2, 0])
+    reinvited = linked_match("ratings-koudiandian-3", [3, 2, 1, 0], reinvite=2)
+    changes = reads.rating_changes(rated)
+    assert changes["rated"], changes
+    assert [(c["player"], c["name"]) for c in changes["seats"]] == [
+        (sessions[n].account_id, name) for n, name in enumerate(("Ada", "Bo", "Cy", "Di"))
+    ]
+    assert reads.rating_changes(twice)["unrated_because"] == "same_player_twice"
+    assert reads.rating_changes(reinvited)["unrated_because"] == "seat_without_account"
+    ada = reads.player(sessions[0].account_id)
+    assert ada["name"] == "Ada" and [m["match"] for m in ada["matches"]] == [reinvited, twice, rated]
+    assert ada["rule_sets"][0]["rating"]["matches"] == 1
+    board = reads.leaderboard("koudiandian", 10)["players"]
+    assert sorted(row["name"] for row in board) == ["Ada", "Bo", "Cy", "Di"]
+    # when Ada deletes her account, then her seats are nobody's: the match is no longer rated
+    accounts.delete(sessions[0].session)
+    assert reads.rating_changes(rated)["unrated_because"] == "seat_without_account"
+    assert reads.leaderboard("koudiandian", 10)["players"] == []
+    assert reads.player(sessions[0].account_id) == {
+        "player": sessions[0].account_id,
+        "name": None,
+        "rule_sets": [],
+        "matches": [],
+    }

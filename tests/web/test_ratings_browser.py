@@ -50,9 +50,8 @@ def rated(tmp_path_factory):
     from service.app import create_app
 
     holders = Holders()
-    app = create_app(
-        {"DATABASE": str(tmp_path_factory.mktemp("ratings") / "t.db"), "TESTING": True, "SEAT_HOLDERS": holders}
-    )
+    app = create_app({"DATABASE": str(tmp_path_factory.mktemp("ratings") / "t.db"), "TESTING": True})
+    services(app).reads.ratings.holders = holders  # a stand-in for the accounts' seat links
     played = []
     with pytest.MonkeyPatch.context() as monkeypatch:
         for variant, options, label, players in PLAN:
