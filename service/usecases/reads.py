@@ -2,10 +2,11 @@
 
 `Reads` is the query side of the service: each read a route or page makes (the view and its
 long-poll, the feed, the SSE stream, the spectators' view and feed, a match's summary and the match
-list, My matches, the chat, the 报听 helper, a seat's standing orders, the replay frames and the
-export) is one method of it, which takes the viewer's credential, resolves the viewer and answers
-in its terms. A viewer is a seat (0-3), None (the public: spectators, summaries, the match list) or
-"all" (the full record, once a match is over). Whatever a read hands out is counted in the viewer's
+list, My matches, the chat, the 报听 helper, a seat's standing orders, the replay frames, the
+export, and the ratings: a leaderboard, a player's page, a match's rating changes) is one method
+of it, which takes the viewer's credential, resolves the viewer and answers in its terms. A viewer
+is a seat (0-3), None (the public: spectators, summaries, the match list) or "all" (the full
+record, once a match is over). Whatever a read hands out is counted in the viewer's
 numbering (service/model/numbering.py), never the store's global one, so nothing hidden from the
 viewer can move it; and every row comes through the repository's `read`, which checks the rows it
 hands out against the hash chain (service/infra/repository.py).
