@@ -89,14 +89,15 @@ def _services(settings: dict[str, Any]) -> Services:
     hub = WaiterHub(store, settings["POLL_INTERVAL"])
     store.watch(hub.appended)  # the store's appends wake this worker's waiters
     chat = Chat(store, svc.repo, svc.tokens)
+    accounts = svc.accounts
+    assert accounts is not None
     wait_limits = WaitLimits(settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"])
     shared, frames = SharedAnswers(), SizedCache(settings["REPLAY_CACHE_BYTES"])
-    accounts = _accounts(svc, settings)
     # who held each seat: the accounts' seat links (docs/API.md, "Ratings and figures")
     ratings = Ratings(svc.repo, accounts)
     return Services(
         match=svc,
-        reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames, ratings),
+        reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames, ratings, accounts),
         chat=chat,
         accounts=accounts,
         # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
@@ -109,13 +110,12 @@ def _services(settings: dict[str, Any]) -> Services:
     )
 
 
-def _accounts(svc: MatchService, settings: dict[str, Any]) -> Accounts:
+def _accounts(repo: MatchRepository, tokens: Tokens, keyring: Any, settings: dict[str, Any]) -> Accounts:
     """Accounts on passkeys over the match store (their streams beside the matches')."""
-    keyring = keyring_for(settings)
-    found = AccountSecrets(svc.repo.store, keyring.secret(ACCOUNT_KEY), keyring.secret(ACCOUNT_SEAL_KEY))
+    found = AccountSecrets(repo.store, keyring.secret(ACCOUNT_KEY), keyring.secret(ACCOUNT_SEAL_KEY))
     origins = tuple(o.strip().rstrip("/") for o in settings["WEBAUTHN_ORIGINS"].split(",") if o.strip())
     relying_party = WebAuthnSettings(rp_id=settings["WEBAUTHN_RP_ID"], origins=origins)
-    return Accounts(svc.repo, svc.tokens, found, settings["CLOCK"], relying_party)
+    return Accounts(repo, tokens, found, settings["CLOCK"], relying_party)
 
 
 def _service(settings: dict[str, Any]) -> MatchService:
@@ -142,12 +142,14 @@ def _service(settings: dict[str, Any]) -> MatchService:
     repo = MatchRepository(
         store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"], keyring
     )
+    tokens = Tokens(store, keyring.secret(TOKEN_KEY))
     return MatchService(
         repo,
         decisions=Decisions(store),
         webhooks=webhooks,
         notifier=notifier,
         clock=clock,
-        tokens=Tokens(store, keyring.secret(TOKEN_KEY)),
+        tokens=tokens,
         bot_delay=settings["BOT_DELAY"],
+        accounts=_accounts(repo, tokens, keyring, settings),
     )

@@ -281,6 +281,41 @@ class Accounts:
             account, [event], self.secrets.passkey_writer(credential_id, account.account_id, count, self._now())
         )
 
+    def new_device_link(self, session: Optional[str]) -> str:
+        """A one-time code (10 minutes) with which another device adds its own passkey to the
+        signed-in account and signs in (`begin_linked_passkey`, `finish_linked_passkey`)."""
+        account = self._signed_in(session)
+        code = secrets.token_bytes(24)
+        now = time.time()
+        self.secrets.put_challenge(code, "device-link", {"account": account.account_id}, now + 600, now)
+        return b64(code)
+
+    def begin_linked_passkey(self, code: str) -> dict:
+        """Options for a new device's passkey, from a device link's code (used once, here)."""
+        data = self.secrets.take_challenge(str(code), "device-link", time.time())
+        account = self._fold(str(data["account"])) if data else None
+        if account is None or not account.exists:
+            raise Forbidden("invalid_link", "this device link is used, expired or unknown: make a new one")
+        data = {"account": account.account_id}
+        return self._registration(account.account_id, account.name or "", list(account.passkeys), "link-passkey", data)
+
+    def finish_linked_passkey(self, credential: Any, label: str) -> SignedIn:
+        """Add the new device's passkey to the account and sign that device in."""
+        data = self._take(credential, "link-passkey")
+        account = self._fold(str(data["account"]))
+        if not account.exists:
+            raise Forbidden("invalid_link", "the account is gone")
+        credential_id, public_key, count = self._registered(credential, data)
+        now = self._now()
+        session, start = self.secrets.session_writer(account.account_id, label, now)
+        event = {"type": model.PASSKEY_ADDED, "credential": credential_id, "public_key": public_key, "label": "device"}
+        writes: list[Callable[[Any], Any]] = [
+            self.secrets.passkey_writer(credential_id, account.account_id, count, now),
+            start,
+        ]
+        self._append(account, [event], _all(writes))
+        return SignedIn(account.account_id, session)
+
     # -- recovery -------------------------------------------------------------------------------
     def begin_recovery(self, code: str) -> dict:
         """Options for a new passkey of the account a recovery code belongs to (the code is used
@@ -326,17 +361,22 @@ class Accounts:
         return tuple(codes)
 
     # -- sessions -------------------------------------------------------------------------------
-    def sign_out(self, session: Optional[str]) -> None:
+    def sign_out(self, session: Optional[str]) -> list[tuple[str, int]]:
+        """End this session; the (match, seat) the account holds (the device drops its own cookies
+        of them: signed out, it no longer plays them)."""
+        account = self.account_of(session)
         if session:
             self.secrets.end_session(session)
+        return list(account.links) if account else []
 
-    def sign_out_everywhere(self, session: Optional[str]) -> int:
-        """End every session of the account (this one too); how many ended."""
+    def sign_out_everywhere(self, session: Optional[str]) -> tuple[int, list[tuple[str, int]]]:
+        """End every session of the account (this one too): how many ended, and the (match, seat)
+        the account holds."""
         account = self._signed_in(session)
         ended = self.secrets.end_sessions_writer(account.account_id)
         count = len(self.secrets.sessions(account.account_id))
         self._append(account, [{"type": model.SIGNED_OUT_EVERYWHERE, "sessions": count}], ended)
-        return count
+        return count, list(account.links)
 
     # -- seats ----------------------------------------------------------------------------------
     def link(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> None:
@@ -478,12 +518,13 @@ class Accounts:
             events.append({"version": event.version, "type": event.type, "at": event.recorded_at, **payload})
         return {"account": self.profile(session), "passkey_ids": sorted(account.passkeys), "events": events}
 
-    def delete(self, session: Optional[str]) -> None:
+    def delete(self, session: Optional[str]) -> list[tuple[str, int]]:
         """Delete the account: its passkeys, sessions, codes and the key its personal fields were
         sealed with go, so its events can no longer say who it was or which seats it held; the
         matches keep their events (and the seat's name as played) untouched."""
         account = self._signed_in(session)
         self._append(account, [{"type": model.ACCOUNT_DELETED}], self.secrets.forget_writer(account.account_id))
+        return list(account.links)
 
 
 def _all(writes: list[Callable[[Any], Any]]) -> Callable[[Any], None]:

@@ -14,7 +14,8 @@ from engine.state import TING
 from events import AppendResult, ConcurrencyError, canonical_json
 
 from . import correspondence, match_log, reads, signing, walls
-from .access import is_owner, seat_for
+from .access import is_owner, seat_for, seat_in
+from .accounts import Accounts
 from .reads import renumbered, visible_events
 from ..infra import metrics
 from ..model import orders, room as rooms
@@ -79,9 +80,11 @@ class MatchService:
         clock: Clock,
         tokens: Tokens,
         bot_delay: float = 0.0,
+        accounts: Optional[Accounts] = None,
     ) -> None:
         self.repo = repo
         self.tokens = tokens
+        self.accounts = accounts  # a signed-in player's joins and created matches are the account's
         self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
         self.clock = clock
         self.bot_delay = bot_delay
@@ -112,6 +115,7 @@ class MatchService:
         options: Optional[dict],
         deadline_seconds: Optional[int] = None,
         claim_seconds: Optional[int] = None,
+        session: Optional[str] = None,
     ) -> tuple[str, str, Loaded]:
         """A new match (options validated by the engine); returns (id, owner token, match).
 
@@ -133,14 +137,32 @@ class MatchService:
             created["claim_seconds"] = claim_seconds
         owner = self.tokens.writer(stream_of(match_id), OWNER, owner_token, self.now())
         self.repo.append(match_id, 0, [{"type": rooms.MATCH_CREATED, **created}], effects=Effects(writes=(owner,)))
+        self._keep(session, match_id, OWNER, owner_token, "created")
         return match_id, owner_token, self.repo.load(match_id)
 
-    def join(self, match_id: str, name: str, randomness: Optional[str] = None) -> tuple[int, str, Loaded]:
+    def _keep(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> None:
+        """With a signed-in browser's session, record the seat (or owner right) as its account's
+        (service/usecases/accounts.py); a session that signs nothing in changes nothing."""
+        if session and self.accounts is not None and self.accounts.account_of(session) is not None:
+            self.accounts.link(session, match_id, seat, token, how)
+
+    def join(
+        self, match_id: str, name: str, randomness: Optional[str] = None, session: Optional[str] = None
+    ) -> tuple[int, str, Loaded]:
         """Take the next free seat; returns (seat, seat token, match after bots/deal). `randomness`
-        (64 hex digits) is the seat's part of every hand's wall (G-11 joint walls)."""
+        (64 hex digits) is the seat's part of every hand's wall (G-11 joint walls); `session`: a
+        signed-in browser's, whose account then holds the seat."""
         token = rooms.new_token()
         seat = self._take_seat(match_id, name, bot=False, token=token, randomness=randomness)
+        self._keep(session, match_id, seat, token, "joined")
         return seat, token, self.advance(match_id)
+
+    def keep_seat(self, match_id: str, token: str, session: Optional[str]) -> Optional[int]:
+        """The seat a play link's token holds (None: none), recorded as the signed-in account's."""
+        seat = seat_in(self.tokens, self.repo.load(match_id), token)
+        if seat is not None:
+            self._keep(session, match_id, seat, token, "claimed")
+        return seat
 
     def add_bots(
         self,

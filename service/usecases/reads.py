@@ -23,6 +23,7 @@ import engine
 
 from . import match_log, replay
 from .access import is_owner, seat_for, seat_in
+from .accounts import Accounts
 from .chat import Chat, chat_stream
 from .correspondence import require_spectating
 from .ratings import Ratings
@@ -276,10 +277,36 @@ class Reads:
         shared: SharedAnswers,
         frames: SizedCache,
         ratings: Ratings,
+        accounts: Optional[Accounts] = None,
     ) -> None:
         self.repo, self.tokens, self.decisions, self.chat = repo, tokens, decisions, chat
         self.hub, self.limits, self.shared, self.frames = hub, limits, shared, frames
         self.ratings = ratings
+        self.accounts = accounts  # a signed-in browser's seats (service/usecases/accounts.py)
+
+    # -- a signed-in browser: its account, and the seats the account holds -------------------------
+    def _through(
+        self, match_id: str, token: Optional[str], session: Optional[str], owner: bool = False
+    ) -> Optional[str]:
+        """The browser's own token for a match, else (signed in) the one its account holds there."""
+        if token or not session or self.accounts is None:
+            return token
+        return self.accounts.credential(session, match_id, owner)
+
+    def account(self, session: Optional[str]) -> dict:
+        """The signed-in account's page: name, passkeys, sessions, codes left, seats (Unauthenticated)."""
+        assert self.accounts is not None
+        return self.accounts.profile(session)
+
+    def account_name(self, session: Optional[str]) -> Optional[str]:
+        """The display name of the account a session signs in (None: none)."""
+        found = self.accounts.account_of(session) if session and self.accounts is not None else None
+        return found.name if found is not None else None
+
+    def account_export(self, session: Optional[str]) -> dict:
+        """Everything kept about the signed-in account, as JSON (Unauthenticated)."""
+        assert self.accounts is not None
+        return self.accounts.export(session)
 
     # -- a match as the public sees it --------------------------------------------------
     def summary(self, match_id: str) -> dict:
@@ -350,19 +377,27 @@ class Reads:
         loaded = self.repo.load(match_id)
         return orders_of(loaded, seat_for(self.tokens, loaded, token))
 
-    def ting(self, match_id: str, token: Optional[str]) -> dict:
+    def ting(self, match_id: str, token: Optional[str], session: Optional[str] = None) -> dict:
         """The 报听 helper: the browser's seat's choices (each discard, its waits and their points)."""
+        token = self._through(match_id, token, session)
         loaded = self.repo.load(match_id)
         seat = seat_for(self.tokens, loaded, token, "this browser holds no seat in this match")
         return {"version": loaded.version_for(seat), "choices": ting_choices(loaded, seat)}
 
-    def seat_of(self, match_id: str, token: Optional[str]) -> Optional[int]:
-        """The seat a token holds in the match (None: none); NotFound for no such match."""
-        return seat_in(self.tokens, self.repo.load(match_id), token)
-
-    def table(self, match_id: str, seat_token: Optional[str], owner_token: Optional[str]) -> tuple[Optional[int], bool]:
-        """The table page's caller: the seat its cookie holds (or None) and whether it is the owner."""
+    def seat_of(self, match_id: str, token: Optional[str], session: Optional[str] = None) -> Optional[int]:
+        """The seat a token (or, without one, the signed-in account) holds in the match (None: none);
+        NotFound for no such match."""
         loaded = self.repo.load(match_id)
+        return seat_in(self.tokens, loaded, self._through(match_id, token, session))
+
+    def table(
+        self, match_id: str, seat_token: Optional[str], owner_token: Optional[str], session: Optional[str] = None
+    ) -> tuple[Optional[int], bool]:
+        """The table page's caller: the seat its cookie (or its account) holds (or None) and whether
+        it is the owner."""
+        loaded = self.repo.load(match_id)
+        seat_token = self._through(match_id, seat_token, session)
+        owner_token = self._through(match_id, owner_token, session, owner=True)
         return seat_in(self.tokens, loaded, seat_token), is_owner(self.tokens, loaded, owner_token)
 
     def follow(
@@ -455,10 +490,21 @@ class Reads:
         return self.shared.get_or_make(key, lambda: framing.events(items_since(self.repo, loaded, viewer, since)))
 
     # -- a browser's matches ---------------------------------------------------------------
-    def mine(self, held: dict[str, str], *, wait: float, holds: Callable[[str], bool], client: Client) -> Mine:
+    def mine(
+        self,
+        held: dict[str, str],
+        *,
+        wait: float,
+        holds: Callable[[str], bool],
+        client: Client,
+        session: Optional[str] = None,
+    ) -> Mine:
         """Every match `held` (match id -> seat token) holds a valid seat in, your turn first, then
         by deadline; with `wait` seconds and `holds(tag)` (the browser has this list already) a
-        long-poll until the list changes for this browser."""
+        long-poll until the list changes for this browser. With a signed-in browser's `session`, the
+        seats its account holds too (the browser's own cookie first)."""
+        if session and self.accounts is not None:
+            held = {**self.accounts.held(session), **held}
         listed, known = self._mine(held)
         if wait > 0 and holds(list_tag(listed)):
             listed = self._wait_for_mine(held, listed, known, wait, client)

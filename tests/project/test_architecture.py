@@ -460,14 +460,26 @@ def test_owner_only_routes_and_rate_limits_are_declared_on_the_routes(tmp_path):
         "matches.create_match": "RATE_LIMIT_CREATE",
         "score.score": "RATE_LIMIT_SCORE",
         "seats.join": "RATE_LIMIT_JOIN",
+        **{f"accounts.{door}": "RATE_LIMIT_ACCOUNT" for door in ACCOUNT_DOORS},
     }
 
 
 # -- one door for what a viewer reads (docs/ARCHITECTURE.md) -----------------------------------------
 #: how a route reaches the use cases: service() (what changes a match), reads() (the query module),
 #: services().<field> (chat lines, the ticker)
+#: the account's doors an attacker can knock on without a session: sign-up, sign-in, recovery, a device link
+ACCOUNT_DOORS = (
+    "sign_up_options",
+    "sign_up",
+    "sign_in_options",
+    "sign_in",
+    "recover_options",
+    "recover",
+    "linked_passkey_options",
+    "linked_passkey",
+)
 _ACCESSORS = {"service": "match", "reads": "reads"}
-_USE_CASE_FIELDS = {"match", "reads", "chat", "ticker"}
+_USE_CASE_FIELDS = {"match", "reads", "chat", "ticker", "accounts"}
 #: what a route or page module may import of service/usecases/: the query module (its types and
 #: reads); export.py also the log format's parser for the import (no read of a stored match)
 _HTTP_USECASE_IMPORTS = {"service.usecases.reads"}

@@ -131,7 +131,7 @@ def test_a_session_after_sign_out_everywhere_is_refused(accounts):
     session of the account works, and a passkey signs in again."""
     passkey, signed = sign_up(accounts)
     stolen = sign_in(accounts, passkey)
-    assert accounts.sign_out_everywhere(signed.session) == 2
+    assert accounts.sign_out_everywhere(signed.session) == (2, [])
     for session in (signed.session, stolen.session):
         assert accounts.account_of(session) is None
         with pytest.raises(Unauthenticated):

@@ -13,6 +13,7 @@ from service.http.services import services
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ATTRIBUTES = {
     "repo",
+    "accounts",
     "tokens",
     "decisions",
     "webhooks",

@@ -11,7 +11,7 @@ import re
 from functools import partial
 from typing import Any, Optional
 
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from marshmallow import ValidationError
 
 from engine.options import OptionError
@@ -21,10 +21,9 @@ from ...model.errors import NotFound
 from ...usecases.reads import pattern_names
 from ..problems import ApiError
 from ..routes.declare import is_owner_route
-from ..routes.variants import describe
 from ..schemas import ViewQuerySchema
 from ..web import client, reads, service
-from . import auth
+from . import accounts as account_pages, auth, common
 from ..links import invite_url
 
 blp = Blueprint("pages", __name__, template_folder="templates")
@@ -35,23 +34,14 @@ LEADERBOARD_LENGTH = 100  # players a leaderboard page lists
 def install(app: Flask) -> None:
     """Register the pages and the cookie-to-Bearer middleware."""
     app.register_blueprint(blp)
-    app.wsgi_app = auth.CookieSeats(app.wsgi_app, partial(is_owner_route, app))  # type: ignore[method-assign]
+    account_pages.install(app)
+    app.wsgi_app = auth.CookieSeats(  # type: ignore[method-assign]
+        app.wsgi_app, partial(is_owner_route, app), account_pages.delegate_for(app)
+    )
 
 
-@blp.after_request
-def _csrf_cookie(response: Response) -> Response:
-    """Every page leaves a CSRF cookie (readable by the page's script; see auth.py)."""
-    if request.cookies.get(auth.CSRF_COOKIE) is None and getattr(g, "csrf", None):
-        _set(response, auth.CSRF_COOKIE, g.csrf, http_only=False)
-    response.headers.setdefault("Cache-Control", "no-store")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    return response
-
-
-def _page(template: str, status: int = 200, **context) -> Response:
-    g.csrf = request.cookies.get(auth.CSRF_COOKIE) or auth.new_csrf()
-    html = render_template(template, csrf=g.csrf, variants=describe(), **context)
-    return Response(html, status=status, mimetype="text/html")  # its security headers: service/http/headers.py
+blp.after_request(common.csrf_cookie)
+_page = common.page
 
 
 def _missing_page(match_id: str, missing: NotFound) -> Exception:
@@ -72,24 +62,7 @@ def _missing(exc: _Missing) -> Response:
     return exc.response
 
 
-def _set(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
-    response.set_cookie(
-        name, value, max_age=auth.MAX_AGE, path="/", httponly=http_only, samesite="Lax", secure=request.is_secure
-    )
-
-
-def _check_csrf() -> None:
-    if not auth.csrf_ok(
-        request.cookies, request.headers.get(auth.CSRF_HEADER), request.headers.get("Origin"), request.host
-    ):
-        raise ApiError(403, "csrf_failed", f"send the {auth.CSRF_HEADER} header from this site's own pages")
-
-
-def _body() -> dict:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise ApiError(400, "invalid_body", "send a JSON object")
-    return body
+_set, _check_csrf, _body = common.set_cookie, common.check_csrf, common.body
 
 
 # -- pages ------------------------------------------------------------------------
@@ -101,7 +74,7 @@ def home():
 @blp.route("/join/<match_id>", methods=["GET"])
 def join_page(match_id):
     try:
-        seat = reads().seat_of(match_id, request.cookies.get(auth.seat_cookie(match_id)))
+        seat = reads().seat_of(match_id, request.cookies.get(auth.seat_cookie(match_id)), _session())
     except NotFound as missing:
         raise _missing_page(match_id, missing) from None
     return _page("join.html", match_id=match_id, seated=seat is not None)
@@ -114,10 +87,10 @@ def my_page():
 
 @blp.route("/play/<match_id>", methods=["GET"])
 def play_page(match_id):
-    cookies = request.cookies
     try:
+        cookies = request.cookies
         seat, owner = reads().table(
-            match_id, cookies.get(auth.seat_cookie(match_id)), cookies.get(auth.owner_cookie(match_id))
+            match_id, cookies.get(auth.seat_cookie(match_id)), cookies.get(auth.owner_cookie(match_id)), _session()
         )
     except NotFound as missing:
         raise _missing_page(match_id, missing) from None
@@ -157,7 +130,7 @@ def create():
     deadline, claim = _times(body.get("deadline_seconds"), body.get("claim_seconds"))
     try:
         match_id, owner_token, _ = service().create(
-            str(body.get("variant", "")), options, deadline_seconds=deadline, claim_seconds=claim
+            str(body.get("variant", "")), options, deadline_seconds=deadline, claim_seconds=claim, session=_session()
         )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
@@ -187,7 +160,7 @@ def join(match_id):
     randomness = body.get("randomness")  # the page's part of the walls (crypto.getRandomValues)
     if randomness is not None and (not isinstance(randomness, str) or RANDOMNESS_TEXT.fullmatch(randomness) is None):
         raise ApiError(400, "invalid_body", "randomness must be 32 bytes as 64 lower-case hex digits")
-    seat, token, _ = service().join(match_id, name, randomness)
+    seat, token, _ = service().join(match_id, name, randomness, session=_session())
     response = jsonify({"seat": seat, "play": f"/play/{match_id}"})
     _set(response, auth.seat_cookie(match_id), token)
     return response, 201
@@ -198,7 +171,7 @@ def claim(match_id):
     """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
     _check_csrf()
     token = str(_body().get("token", ""))
-    seat = reads().seat_of(match_id, token)
+    seat = service().keep_seat(match_id, token, _session())  # signed in: the account's seat too
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
@@ -214,7 +187,9 @@ def my_matches():
     seat), else 304 when the time is up; counted by the waiting caps (429/503)."""
     wait = _wait_seconds()
     wait = min(wait, current_app.config["MAX_WAIT"]) if wait > 0 else 0
-    listed = reads().mine(auth.held_matches(request.cookies), wait=wait, holds=_names, client=client())
+    listed = reads().mine(
+        auth.held_matches(request.cookies), wait=wait, holds=_names, client=client(), session=_session()
+    )
     if _names(listed.tag):
         return Response(status=304, headers={"ETag": listed.tag})
     response = jsonify({"matches": listed.matches})
@@ -239,4 +214,9 @@ def _names(tag: str) -> bool:
 @blp.route("/web/matches/<match_id>/ting", methods=["GET"])
 def ting(match_id):
     """The seat's 报听 choices: each discard, the tiles it then waits on and their points."""
-    return jsonify(reads().ting(match_id, request.cookies.get(auth.seat_cookie(match_id))))
+    return jsonify(reads().ting(match_id, request.cookies.get(auth.seat_cookie(match_id)), _session()))
+
+
+def _session() -> Optional[str]:
+    """The signed-in account's session cookie (service/http/pages/accounts.py), if any."""
+    return request.cookies.get(auth.SESSION_COOKIE)

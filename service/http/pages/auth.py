@@ -8,6 +8,11 @@ Authorization of its own, so the page uses the public API unchanged (view, actio
 orders, chat and the SSE stream). A write so authorised (any method but GET/HEAD/OPTIONS) must
 also send `X-CSRF-Token` equal to the `tf_csrf` cookie (double submit; a cross-site page can
 neither read the cookie nor set the header) and, when the browser names one, a same-host Origin.
+
+A browser signed in to an account (the HttpOnly `tf_session` cookie) and holding no cookie for the
+match gets, for the seat or owner right its account holds there, a short-lived token minted for that
+one request (`delegate`: service/usecases/accounts.py `Accounts.credential`); it never leaves the
+server, and the same CSRF rule holds for writes.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from werkzeug.http import parse_cookie
 SEAT_COOKIE = "tfs_"
 OWNER_COOKIE = "tfo_"
 CSRF_COOKIE = "tf_csrf"
+SESSION_COOKIE = "tf_session"  # a signed-in account's session (service/http/pages/accounts.py)
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes at 400 days
@@ -65,9 +71,15 @@ def held_matches(cookies) -> dict[str, str]:
 class CookieSeats:
     """WSGI middleware: a seat/owner cookie becomes the Bearer token of an API request (see module doc)."""
 
-    def __init__(self, app: Callable, owner_route: Callable[[str, str], bool]) -> None:
+    def __init__(
+        self,
+        app: Callable,
+        owner_route: Callable[[str, str], bool],
+        delegate: Optional[Callable[[str, str, bool], Optional[str]]] = None,
+    ) -> None:
         self.app = app
         self.owner_route = owner_route  # (path, method) -> declared @owner_only (service/http/routes/declare.py)
+        self.delegate = delegate  # (session, match id, owner) -> a token the account holds there, or None
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         found = _API_PATH.match(environ.get("PATH_INFO", ""))
@@ -75,6 +87,8 @@ class CookieSeats:
             cookies = parse_cookie(environ)
             owner = self.owner_route(environ["PATH_INFO"], environ.get("REQUEST_METHOD", "GET"))
             token = cookies.get((owner_cookie if owner else seat_cookie)(found.group(1)))
+            if not token and cookies.get(SESSION_COOKIE) and self.delegate is not None:
+                token = self.delegate(cookies[SESSION_COOKIE], found.group(1), owner)
             if token:
                 if environ.get("REQUEST_METHOD", "GET") not in SAFE_METHODS and not csrf_ok(
                     cookies, environ.get("HTTP_X_CSRF_TOKEN"), environ.get("HTTP_ORIGIN"), environ.get("HTTP_HOST")

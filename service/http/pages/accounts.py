@@ -1,0 +1,224 @@
+"""The account page and its JSON helpers (docs/WEB.md, "Accounts"): sign up with a display name and a
+passkey, sign in, add a passkey, recover with a code, claim this browser's seats, sign out (here,
+everywhere), export, delete. Every helper is a POST under the pages' CSRF rule (but the profile and
+the export, GETs), the ceremonies and recovery rate-limited per address (TILEFOLD_RATE_LIMIT_ACCOUNT);
+each calls one use case of `Accounts` (service/usecases/accounts.py) with the session cookie.
+
+The other pages hand the session to their use case (`reads()`, `service()`), which uses the
+browser's own cookie for a match, else the seat its signed-in account holds there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from flask import Blueprint, Flask, Response, jsonify, request
+
+from ..problems import ApiError
+from ..routes.declare import rate_limited
+from ..services import services
+from ..web import reads
+from . import auth, common
+
+blp = Blueprint("accounts", __name__, template_folder="templates")
+blp.after_request(common.csrf_cookie)
+LIMIT = "RATE_LIMIT_ACCOUNT"
+
+
+def install(app: Flask) -> None:
+    app.register_blueprint(blp)
+
+
+def delegate_for(app: Flask):
+    """The middleware's `delegate` (auth.CookieSeats): a session's token for a match, or None."""
+
+    def delegate(session: str, match_id: str, owner: bool) -> Optional[str]:
+        with app.app_context():
+            try:
+                return services(app).accounts.credential(session, match_id, owner)
+            except Exception:  # noqa: BLE001 - no credential: the API answers as for no token
+                return None
+
+    return delegate
+
+
+def _session() -> Optional[str]:
+    return request.cookies.get(auth.SESSION_COOKIE)
+
+
+def _label() -> str:
+    agent = request.headers.get("User-Agent", "")
+    for name in ("Android", "iPhone", "iPad", "Windows", "Macintosh", "Linux", "CrOS"):
+        if name in agent:
+            return name
+    return "browser"
+
+
+def _signed_in(signed: Any, **extra: Any) -> Response:
+    response = jsonify({"signed_in": True, **extra})
+    common.set_cookie(response, auth.SESSION_COOKIE, signed.session)
+    return response
+
+
+def _signed_out(response: Response, held: list[tuple[str, int]]) -> Response:
+    """Drop the session cookie, and this browser's cookies of the seats the account holds (signed
+    out, the device no longer plays them)."""
+    response.delete_cookie(auth.SESSION_COOKIE, path="/")
+    for match_id, seat in held:
+        response.delete_cookie((auth.owner_cookie if seat == -1 else auth.seat_cookie)(match_id), path="/")
+    return response
+
+
+def _credential() -> Any:
+    credential = common.body().get("credential")
+    if not isinstance(credential, dict):
+        raise ApiError(400, "invalid_body", "send the passkey's answer as credential")
+    return credential
+
+
+# -- the page -------------------------------------------------------------------------------------
+@blp.route("/account", methods=["GET"])
+def account_page():
+    return common.page("account.html", name=reads().account_name(_session()))
+
+
+# -- ceremonies -----------------------------------------------------------------------------------
+@blp.route("/web/account/sign-up/options", methods=["POST"])
+@rate_limited(LIMIT)
+def sign_up_options():
+    common.check_csrf()
+    return jsonify(services().accounts.begin_sign_up(str(common.body().get("name", ""))))
+
+
+@blp.route("/web/account/sign-up", methods=["POST"])
+@rate_limited(LIMIT)
+def sign_up():
+    common.check_csrf()
+    signed = services().accounts.finish_sign_up(_credential(), _label())
+    return _signed_in(signed, recovery_codes=list(signed.recovery_codes)), 201
+
+
+@blp.route("/web/account/sign-in/options", methods=["POST"])
+@rate_limited(LIMIT)
+def sign_in_options():
+    common.check_csrf()
+    return jsonify(services().accounts.begin_sign_in())
+
+
+@blp.route("/web/account/sign-in", methods=["POST"])
+@rate_limited(LIMIT)
+def sign_in():
+    common.check_csrf()
+    return _signed_in(services().accounts.finish_sign_in(_credential(), _label()))
+
+
+@blp.route("/web/account/recover/options", methods=["POST"])
+@rate_limited(LIMIT)
+def recover_options():
+    common.check_csrf()
+    return jsonify(services().accounts.begin_recovery(str(common.body().get("code", ""))))
+
+
+@blp.route("/web/account/recover", methods=["POST"])
+@rate_limited(LIMIT)
+def recover():
+    common.check_csrf()
+    return _signed_in(services().accounts.finish_recovery(_credential(), _label()))
+
+
+@blp.route("/web/account/passkeys/options", methods=["POST"])
+def passkey_options():
+    common.check_csrf()
+    return jsonify(services().accounts.begin_add_passkey(_session()))
+
+
+@blp.route("/web/account/passkeys", methods=["POST"])
+def add_passkey():
+    common.check_csrf()
+    services().accounts.finish_add_passkey(_session(), _credential())
+    return jsonify({"added": True}), 201
+
+
+@blp.route("/web/account/device-link", methods=["POST"])
+def device_link():
+    """A one-time code for another device to add its own passkey (shown as a link to open there)."""
+    common.check_csrf()
+    return jsonify({"code": services().accounts.new_device_link(_session())}), 201
+
+
+@blp.route("/web/account/linked-passkey/options", methods=["POST"])
+@rate_limited(LIMIT)
+def linked_passkey_options():
+    common.check_csrf()
+    return jsonify(services().accounts.begin_linked_passkey(str(common.body().get("code", ""))))
+
+
+@blp.route("/web/account/linked-passkey", methods=["POST"])
+@rate_limited(LIMIT)
+def linked_passkey():
+    common.check_csrf()
+    return _signed_in(services().accounts.finish_linked_passkey(_credential(), _label())), 201
+
+
+@blp.route("/web/account/recovery-codes", methods=["POST"])
+def renew_codes():
+    common.check_csrf()
+    return jsonify({"recovery_codes": list(services().accounts.renew_recovery_codes(_session()))})
+
+
+# -- sessions -------------------------------------------------------------------------------------
+@blp.route("/web/account/sign-out", methods=["POST"])
+def sign_out():
+    common.check_csrf()
+    held = services().accounts.sign_out(_session())
+    return _signed_out(jsonify({"signed_in": False}), held)
+
+
+@blp.route("/web/account/sign-out-everywhere", methods=["POST"])
+def sign_out_everywhere():
+    common.check_csrf()
+    ended, held = services().accounts.sign_out_everywhere(_session())
+    return _signed_out(jsonify({"signed_in": False, "sessions_ended": ended}), held)
+
+
+# -- seats, data ----------------------------------------------------------------------------------
+@blp.route("/web/account/claim", methods=["POST"])
+def claim():
+    """Claim into the account every seat and owner right this browser's cookies hold (their tokens
+    checked by the use case); the claimed cookies are dropped: the seats are the account's now."""
+    common.check_csrf()
+    cookies = request.cookies
+    owned = {
+        name[len(auth.OWNER_COOKIE) :]: token
+        for name, token in cookies.items()
+        if name.startswith(auth.OWNER_COOKIE) and auth.MATCH_ID.match(name[len(auth.OWNER_COOKIE) :]) and token
+    }
+    claimed = services().accounts.claim(_session(), auth.held_matches(cookies), owned)
+    response = jsonify({"claimed": claimed})
+    for found in claimed:
+        name = (auth.owner_cookie if found["seat"] == -1 else auth.seat_cookie)(found["match_id"])
+        response.delete_cookie(name, path="/")
+    return response
+
+
+@blp.route("/web/account", methods=["GET"])
+def profile():
+    return jsonify(reads().account(_session()))
+
+
+@blp.route("/web/account/export", methods=["GET"])
+def export():
+    body = json.dumps(reads().account_export(_session()), ensure_ascii=False, indent=1)
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": 'attachment; filename="tilefold-account.json"', "Cache-Control": "no-store"},
+    )
+
+
+@blp.route("/web/account/delete", methods=["POST"])
+def delete():
+    common.check_csrf()
+    held = services().accounts.delete(_session())
+    return _signed_out(jsonify({"deleted": True}), held)

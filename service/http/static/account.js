@@ -1,0 +1,100 @@
+/* The account page: passkey ceremonies (WebAuthn through the browser's JSON helpers), recovery
+   codes shown once, claiming this browser's seats, sessions, export and deletion (docs/WEB.md). */
+(function () {
+  "use strict";
+  const { api, el, toast } = window.TF;
+  const $ = (id) => document.getElementById(id);
+  const signedIn = document.body.dataset.signedIn === "1";
+  function fail(e) { $("acct-error").textContent = (e && e.message) || String(e); }
+  function clearError() { $("acct-error").textContent = ""; }
+  async function create(options) {
+    const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(options);
+    return (await navigator.credentials.create({ publicKey })).toJSON();
+  }
+  async function get(options) {
+    const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(options);
+    return (await navigator.credentials.get({ publicKey })).toJSON();
+  }
+  function showCodes(codes) {
+    sessionStorage.setItem("tf-codes", JSON.stringify(codes));  // shown once, on the page that follows
+  }
+  function run(button, work) {
+    button.addEventListener("click", async (event) => {
+      event.preventDefault(); clearError(); button.disabled = true;
+      try { await work(); } catch (e) { fail(e); } finally { button.disabled = false; }
+    });
+  }
+  if (!signedIn) {
+    const link = new URLSearchParams(location.hash.slice(1)).get("link");
+    if (link) { history.replaceState(null, "", location.pathname); $("link-card").hidden = false; }
+    $("sign-up-form").addEventListener("submit", (e) => e.preventDefault());
+    run($("sign-up"), async () => {
+      const name = $("acct-new-name").value.trim();
+      if (!name) { $("acct-new-name").focus(); throw new Error("请填写显示名 Enter a display name"); }
+      const options = await api("POST", "/web/account/sign-up/options", { name });
+      const done = await api("POST", "/web/account/sign-up", { credential: await create(options) });
+      showCodes(done.recovery_codes); location.reload();
+    });
+    run($("sign-in"), async () => {
+      const options = await api("POST", "/web/account/sign-in/options", {});
+      await api("POST", "/web/account/sign-in", { credential: await get(options) });
+      location.reload();
+    });
+    run($("link-device"), async () => {
+      const options = await api("POST", "/web/account/linked-passkey/options", { code: link });
+      await api("POST", "/web/account/linked-passkey", { credential: await create(options) });
+      location.reload();
+    });
+    $("recover-form").addEventListener("submit", (e) => e.preventDefault());
+    run($("recover"), async () => {
+      const code = $("recovery-code").value.trim();
+      if (!code) { $("recovery-code").focus(); throw new Error("请填写恢复码 Enter a recovery code"); }
+      const options = await api("POST", "/web/account/recover/options", { code });
+      await api("POST", "/web/account/recover", { credential: await create(options) });
+      location.reload();
+    });
+    return;
+  }
+  async function facts() {
+    const p = await api("GET", "/web/account");
+    const list = $("acct-facts");
+    list.replaceChildren(
+      el("li", { text: `通行密钥 passkeys: ${p.passkeys}` }),
+      el("li", { text: `剩余恢复码 recovery codes left: ${p.recovery_codes_left}` }),
+      el("li", { text: `座位 seats: ${p.seats.filter((s) => s.seat >= 0).length}` }),
+      el("li", {}, `登录的设备 signed-in devices: ${p.sessions.length}`,
+        el("ul", { class: "sessions" }, p.sessions.map((s) => el("li", { text: `${s.device} · ${s.since.slice(0, 16).replace("T", " ")}` })))));
+  }
+  const codes = sessionStorage.getItem("tf-codes");
+  function listCodes(found) {
+    $("codes").replaceChildren(...found.map((c) => el("li", { text: c })));
+    $("codes-card").hidden = false;
+  }
+  if (codes) { sessionStorage.removeItem("tf-codes"); listCodes(JSON.parse(codes)); }
+  facts().catch(fail);
+  run($("claim"), async () => {
+    const done = await api("POST", "/web/account/claim", {});
+    $("claim-done").textContent = `并入 claimed: ${done.claimed.length}`;
+    window.TF.seatsChanged(); await facts();
+  });
+  run($("add-passkey"), async () => {
+    const options = await api("POST", "/web/account/passkeys/options", {});
+    await api("POST", "/web/account/passkeys", { credential: await create(options) });
+    toast("已添加 added"); await facts();
+  });
+  run($("device-link"), async () => {
+    const done = await api("POST", "/web/account/device-link", {});
+    $("link-url").value = `${location.origin}/account#link=${done.code}`;
+    $("link-box").hidden = false; $("link-url").select();
+  });
+  run($("renew-codes"), async () => {
+    const done = await api("POST", "/web/account/recovery-codes", {});
+    listCodes(done.recovery_codes); await facts();
+  });
+  run($("sign-out"), async () => { await api("POST", "/web/account/sign-out", {}); location.reload(); });
+  run($("sign-out-everywhere"), async () => { await api("POST", "/web/account/sign-out-everywhere", {}); location.reload(); });
+  run($("delete"), async () => {
+    if (!$("delete-sure").checked) { $("delete-sure").focus(); throw new Error("请先勾选“我确定” Tick “I am sure” first"); }
+    await api("POST", "/web/account/delete", {}); location.reload();
+  });
+})();
