@@ -86,7 +86,11 @@ class Ratings:
         }
 
     def player(self, player_id: str) -> dict[str, Any]:
-        """A player's rating and figures per rule set, and their finished matches, newest first."""
+        """A player's rating and figures per rule set, and their finished matches, newest first;
+        NotFound for an id that names no account (nor a deleted one: its profile goes with it)."""
+        name = self.holders.name_of(player_id)
+        if name is None:
+            raise NotFound("no_such_player", f"no player {player_id!r}")
         matches = self.all_finished()
         standings = model.fold(matches)
         per_rule_set = model.figures(matches)
@@ -113,7 +117,7 @@ class Ratings:
             )
         return {
             "player": player_id,
-            "name": self.holders.name_of(player_id),
+            "name": name,
             "rule_sets": [
                 {
                     "rule_set": key,

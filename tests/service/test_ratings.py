@@ -15,6 +15,7 @@ from service.http.services import services
 from service.infra.repository import engine_events
 from service.model import ratings as model
 from service.model import room as rooms
+from service.model.errors import NotFound
 from service.usecases.ratings import Ratings
 from tests.audit_support import finished_match, seeded_deals
 
@@ -30,8 +31,9 @@ class FakeHolders:
     def players_of(self, match_id: str) -> dict[int, str]:
         return dict(self.held.get(match_id, {}))
 
-    def name_of(self, player: str) -> str:
-        return f"Player {player[1:]}"
+    def name_of(self, player: str) -> Optional[str]:
+        known = any(player in held.values() for held in self.held.values())
+        return f"Player {player[1:]}" if known else None
 
 
 def record(match_id: str, position: int, players, scores, **changes) -> model.FinishedMatch:
@@ -247,6 +249,7 @@ def test_ratings_replayed_from_the_events_alone_are_the_same_numbers(backend, tm
     assert http.get(f"/api/matches/{ids[0]}/ratings").get_json() == ratings.settlement(ids[0])
     assert http.get(f"/api/matches/{ids[-1]}/ratings").get_json()["unrated_because"] == "bot_seat"
     assert http.get("/api/leaderboards/nothing").status_code == 404
+    assert http.get("/api/players/nobody").status_code == 404
 
 
 def figures_add_up(ratings: Ratings, ids: list[str]) -> None:
@@ -320,9 +323,5 @@ def test_a_match_of_four_signed_in_players_is_rated_through_their_accounts(tmp_p
     accounts.delete(sessions[0].session)
     assert reads.rating_changes(rated)["unrated_because"] == "seat_without_account"
     assert reads.leaderboard("koudiandian", 10)["players"] == []
-    assert reads.player(sessions[0].account_id) == {
-        "player": sessions[0].account_id,
-        "name": None,
-        "rule_sets": [],
-        "matches": [],
-    }
+    with pytest.raises(NotFound):
+        reads.player(sessions[0].account_id)  # the profile goes with the account

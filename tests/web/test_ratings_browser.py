@@ -174,6 +174,8 @@ def test_a_profile_shows_ratings_figures_and_matches(rated, pages, tmp_path):
         assert cells[4] == f"{match['rating_change']:+.2f}"
     clean_at_both_sizes(page)
     Shots(tmp_path).take(page, "profile")
+    page.goto(f"{base}/players/nobody")
+    assert page.inner_text("#player-h").startswith("找不到这位玩家")
 
 
 def test_the_final_settlement_shows_each_seats_rating_change(rated, pages, tmp_path):

@@ -116,8 +116,13 @@ def leaderboard_page(rule_set):
 
 @blp.route("/players/<player_id>", methods=["GET"])
 def player_page(player_id):
-    """A player's profile: rating and figures per rule set, finished matches with their results."""
-    return _page("player.html", player=reads().player(player_id))
+    """A player's profile: rating and figures per rule set, finished matches with their results;
+    a 404 page for an id that names no account."""
+    try:
+        player = reads().player(player_id)
+    except NotFound:
+        return _page("player.html", status=404, player=None)
+    return _page("player.html", player=player)
 
 
 # -- JSON helpers that set cookies --------------------------------------------------

@@ -27,9 +27,10 @@ def leaderboard(args, rule_set):
 
 @blp.route("/players/<player_id>", methods=["GET"])
 @blp.response(200, PlayerSchema)
-@errors(blp, 503)
+@errors(blp, 404, 503)
 def player(player_id):
-    """A player's rating and figures per rule set, and their finished matches (newest first)."""
+    """A player's rating and figures per rule set, and their finished matches (newest first); 404
+    for an id that names no account (or a deleted one)."""
     return reads().player(player_id)
 
 
