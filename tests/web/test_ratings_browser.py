@@ -15,6 +15,7 @@ from browser_support import BROWSER_MARKS, until
 from test_web_browser import PHONE, WIDE, Shots, browser  # noqa: F401 - fixtures
 
 import engine
+from engine import variants
 from audit_support import seeded_deals
 from service.http.services import services
 
@@ -137,6 +138,10 @@ def test_the_leaderboard_lists_the_rated_players_by_rating(rated, pages, tmp_pat
     page.click(f"#leaderboard a:text('{NAMES[board['players'][0]['player']]}')")
     page.wait_for_selector("#player-h")
     assert page.url.endswith(f"/players/{board['players'][0]['player']}")
+    page.goto(f"{base}/")
+    page.click("header nav a[href='/leaderboards']")  # the site's menu: the first rule set's board
+    page.wait_for_selector("#board-h")
+    assert page.get_attribute("nav.rule-sets a[aria-current=page]", "href") == f"/leaderboards/{variants.names()[0]}"
     page.goto(f"{base}/leaderboards/nothing")
     assert page.inner_text("#board-h").startswith("没有这个规则")
 

@@ -14,6 +14,7 @@ from typing import Any, Optional
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from marshmallow import ValidationError
 
+from engine import variants
 from engine.options import OptionError
 
 from ...model import room as rooms
@@ -102,6 +103,12 @@ def play_page(match_id):
         invite=invite_url(match_id),
         names=pattern_names(),
     )
+
+
+@blp.route("/leaderboards", methods=["GET"])
+def leaderboards_page():
+    """The first rule set's leaderboard (the registry's order); it links to the others."""
+    return leaderboard_page(variants.names()[0])
 
 
 @blp.route("/leaderboards/<rule_set>", methods=["GET"])

@@ -62,6 +62,8 @@
       el("li", { text: `通行密钥 passkeys: ${p.passkeys}` }),
       el("li", { text: `剩余恢复码 recovery codes left: ${p.recovery_codes_left}` }),
       el("li", { text: `座位 seats: ${p.seats.filter((s) => s.seat >= 0).length}` }),
+      el("li", {}, el("a", { href: `/players/${encodeURIComponent(p.id)}`, id: "profile-link" }, "我的战绩 ",
+        el("small", { text: "my profile: ratings and figures" }))),
       el("li", {}, `登录的设备 signed-in devices: ${p.sessions.length}`,
         el("ul", { class: "sessions" }, p.sessions.map((s) => el("li", { text: `${s.device} · ${s.since.slice(0, 16).replace("T", " ")}` })))));
   }
