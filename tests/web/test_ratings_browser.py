@@ -21,7 +21,7 @@ from service.http.services import services
 
 pytestmark = BROWSER_MARKS
 
-NAMES = {"p1": "<b>Ann</b> & co", "p2": "Bo", "p3": "Cy", "p4": "Di", "p5": "伍五"}
+NAMES = {"p1": "<b>Ann</b> & co", "p2": "Bo", "p3": "C" * 40, "p4": "Di", "p5": "伍五"}  # the longest name, no space
 PLAN = [  # (variant, options, deals, the players in seats 0..3)
     ("koudiandian", {"hands": 2}, "ratings-koudiandian-0", ("p1", "p2", "p3", "p4")),
     ("koudiandian", {"hands": 1}, "ratings-koudiandian-1", ("p4", "p3", "p2", "p1")),
