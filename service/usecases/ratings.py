@@ -28,6 +28,7 @@ class Ratings:
     def __init__(self, repo: MatchRepository, holders: model.SeatHolders) -> None:
         self.repo, self.holders = repo, holders
         self._read: dict[str, model.FinishedMatch] = {}  # finished matches as read (players left empty)
+        self._folded: Optional[tuple[int, list[model.FinishedMatch], model.Standings]] = None  # at a head
 
     # -- reading -------------------------------------------------------------------------
     def finished(self, match_id: str) -> Optional[model.FinishedMatch]:
@@ -63,12 +64,21 @@ class Ratings:
 
     def all_finished(self) -> list[model.FinishedMatch]:
         """Every finished match of the store, in the fold's order."""
-        found = (self.finished(match_id) for match_id in self.repo.match_ids())
-        return model.fold_order(match for match in found if match is not None)
+        return self._current()[0]
+
+    def _current(self) -> tuple[list[model.FinishedMatch], model.Standings]:
+        """The finished matches and their fold, read again when the store has moved since (a match
+        ended, a seat was linked: the seat holders' answers change only with the store)."""
+        head = self.repo.store.head_position()
+        if self._folded is None or self._folded[0] != head:
+            found = (self.finished(match_id) for match_id in self.repo.match_ids())
+            matches = model.fold_order(match for match in found if match is not None)
+            self._folded = (head, matches, model.fold(matches))
+        return self._folded[1], self._folded[2]
 
     # -- answers ------------------------------------------------------------------------
     def standings(self) -> model.Standings:
-        return model.fold(self.all_finished())
+        return self._current()[1]
 
     def leaderboard(self, rule_set: str, limit: int = 100) -> dict[str, Any]:
         """A rule set's rated players, highest rating first."""
@@ -91,8 +101,7 @@ class Ratings:
         name = self.holders.name_of(player_id)
         if name is None:
             raise NotFound("no_such_player", f"no player {player_id!r}")
-        matches = self.all_finished()
-        standings = model.fold(matches)
+        matches, standings = self._current()
         per_rule_set = model.figures(matches)
         sets = sorted({m.rule_set for m in matches if player_id in m.players})
         history = []
