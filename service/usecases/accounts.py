@@ -137,7 +137,13 @@ class Accounts:
         return iso(self.clock.now())
 
     # -- ceremonies -----------------------------------------------------------------------------
-    def _challenge(self, purpose: str, data: dict) -> bytes:
+    def _challenge(self, purpose: str, data: dict, origin: Optional[str] = None) -> bytes:
+        """A new challenge for `purpose`, kept with `data` and (when the request named one) the
+        origin it was asked from: the answer must come from that same origin."""
+        if origin:
+            if not self.rp.origin_ok(origin):
+                raise Forbidden("wrong_origin", "this site does not take passkeys from that origin")
+            data = {**data, "origin": origin}
         challenge = secrets.token_bytes(32)
         now = time.time()
         self.secrets.put_challenge(challenge, purpose, data, now + CHALLENGE_SECONDS, now)
@@ -155,11 +161,15 @@ class Accounts:
         data = self.secrets.take_challenge(challenge, purpose, time.time())
         if data is None:
             raise Forbidden("challenge_used", "this sign-in request is used, expired or unknown: start again")
+        if data.get("origin") not in (None, origin):
+            raise Forbidden("wrong_origin", "the passkey answered from another origin than the request's")
         data["_challenge"] = challenge
         return data
 
-    def _registration(self, account_id: str, name: str, exclude: Sequence[str], purpose: str, data: dict) -> dict:
-        challenge = self._challenge(purpose, data)
+    def _registration(
+        self, account_id: str, name: str, exclude: Sequence[str], purpose: str, data: dict, origin: Optional[str]
+    ) -> dict:
+        challenge = self._challenge(purpose, data, origin)
         options = generate_registration_options(
             rp_id=self.rp.rp_id,
             rp_name=self.rp.rp_name,
@@ -200,13 +210,13 @@ class Accounts:
         origin = str(json.loads(unb64(str(credential["response"]["clientDataJSON"])))["origin"])
         return [origin] if self.rp.origin_ok(origin) else []
 
-    def begin_sign_up(self, name: str) -> dict:
+    def begin_sign_up(self, name: str, origin: Optional[str] = None) -> dict:
         """The options for navigator.credentials.create: a new account with this display name."""
         name = " ".join(str(name).split())[:MAX_NAME]
         if not name:
             raise Invalid("invalid_name", "a display name is needed")
         account_id = secrets.token_urlsafe(12)
-        return self._registration(account_id, name, (), "sign-up", {"account": account_id, "name": name})
+        return self._registration(account_id, name, (), "sign-up", {"account": account_id, "name": name}, origin)
 
     def finish_sign_up(self, credential: Any, label: str) -> SignedIn:
         """Open the account with its first passkey; a session and the recovery codes (shown once)."""
@@ -229,9 +239,9 @@ class Accounts:
         self._append(Account(account_id), events, _all(writes))
         return SignedIn(account_id, session, tuple(codes))
 
-    def begin_sign_in(self) -> dict:
+    def begin_sign_in(self, origin: Optional[str] = None) -> dict:
         """The options for navigator.credentials.get (a discoverable passkey: no account named)."""
-        challenge = self._challenge("sign-in", {})
+        challenge = self._challenge("sign-in", {}, origin)
         options = generate_authentication_options(
             rp_id=self.rp.rp_id, challenge=challenge, user_verification=UserVerificationRequirement.REQUIRED
         )
@@ -246,6 +256,9 @@ class Accounts:
         account = self._fold(found[0]) if found else None
         if found is None or account is None or not account.exists or credential_id not in account.passkeys:
             raise Forbidden("invalid_credential", "this passkey signs in no account here")
+        handle = credential.get("response", {}).get("userHandle") if isinstance(credential, dict) else None
+        if handle and unb64(str(handle)) != account.account_id.encode():
+            raise Forbidden("invalid_credential", "this passkey was made for another account")
         try:
             verified = verify_authentication_response(
                 credential=credential,
@@ -264,11 +277,13 @@ class Accounts:
         self.store.write(start)
         return SignedIn(account.account_id, session)
 
-    def begin_add_passkey(self, session: Optional[str]) -> dict:
+    def begin_add_passkey(self, session: Optional[str], origin: Optional[str] = None) -> dict:
         """Options for one more passkey of the signed-in account (another device's, or this one's)."""
         account = self._signed_in(session)
         data = {"account": account.account_id}
-        return self._registration(account.account_id, account.name or "", list(account.passkeys), "add-passkey", data)
+        return self._registration(
+            account.account_id, account.name or "", list(account.passkeys), "add-passkey", data, origin
+        )
 
     def finish_add_passkey(self, session: Optional[str], credential: Any) -> None:
         account = self._signed_in(session)
@@ -290,14 +305,16 @@ class Accounts:
         self.secrets.put_challenge(code, "device-link", {"account": account.account_id}, now + 600, now)
         return b64(code)
 
-    def begin_linked_passkey(self, code: str) -> dict:
+    def begin_linked_passkey(self, code: str, origin: Optional[str] = None) -> dict:
         """Options for a new device's passkey, from a device link's code (used once, here)."""
         data = self.secrets.take_challenge(str(code), "device-link", time.time())
         account = self._fold(str(data["account"])) if data else None
         if account is None or not account.exists:
             raise Forbidden("invalid_link", "this device link is used, expired or unknown: make a new one")
         data = {"account": account.account_id}
-        return self._registration(account.account_id, account.name or "", list(account.passkeys), "link-passkey", data)
+        return self._registration(
+            account.account_id, account.name or "", list(account.passkeys), "link-passkey", data, origin
+        )
 
     def finish_linked_passkey(self, credential: Any, label: str) -> SignedIn:
         """Add the new device's passkey to the account and sign that device in."""
@@ -317,7 +334,7 @@ class Accounts:
         return SignedIn(account.account_id, session)
 
     # -- recovery -------------------------------------------------------------------------------
-    def begin_recovery(self, code: str) -> dict:
+    def begin_recovery(self, code: str, origin: Optional[str] = None) -> dict:
         """Options for a new passkey of the account a recovery code belongs to (the code is used
         when the passkey is made: `finish_recovery`)."""
         verifier = self.secrets.recovery_verifier(code)
@@ -326,7 +343,9 @@ class Accounts:
         if account is None or not account.exists:
             raise Forbidden("invalid_recovery_code", "this recovery code is not valid (or was used)")
         data = {"account": account.account_id, "recovery": verifier}
-        return self._registration(account.account_id, account.name or "", list(account.passkeys), "recover", data)
+        return self._registration(
+            account.account_id, account.name or "", list(account.passkeys), "recover", data, origin
+        )
 
     def finish_recovery(self, credential: Any, label: str) -> SignedIn:
         """Use the code (once), add the new passkey, end every other session, sign this device in."""

@@ -10,6 +10,7 @@ import pytest
 
 from service.app import create_app
 from service.http.services import services
+from service.model.catalogue import MATCH_TYPES
 from service.model.errors import Forbidden, Unauthenticated
 from webauthn_support import Passkey
 
@@ -112,10 +113,34 @@ def test_an_assertion_made_for_another_origin_or_rp_is_refused(accounts):
         accounts.finish_sign_in(passkey.get(accounts.begin_sign_in(), rp_id="evil.example"), "x")
 
 
+def test_a_challenge_is_bound_to_the_origin_it_was_asked_from(accounts):
+    """Given a challenge asked from one allowed origin, when the answer comes from another allowed
+    origin (another local port), then it is refused; a challenge asked from a foreign origin is not
+    issued at all."""
+    passkey, _ = sign_up(accounts)
+    options = accounts.begin_sign_in("http://localhost:5000")
+    with pytest.raises(Forbidden) as refused:
+        accounts.finish_sign_in(passkey.get(options, origin="http://localhost:6000"), "x")
+    assert refused.value.code == "wrong_origin"
+    assert accounts.finish_sign_in(passkey.get(accounts.begin_sign_in("http://localhost:5000")), "x").session
+    with pytest.raises(Forbidden):
+        accounts.begin_sign_in("https://evil.example")
+
+
 def test_another_accounts_passkey_or_an_unknown_one_signs_in_nothing(accounts):
     stranger = Passkey()
     with pytest.raises(Forbidden):
         accounts.finish_sign_in(stranger.get(accounts.begin_sign_in()), "x")
+
+
+def test_an_assertion_naming_another_user_is_refused(accounts):
+    """Given two accounts, when one's passkey answers naming the other's user handle, then nothing
+    signs in."""
+    ada_key, _ = sign_up(accounts, "Ada")
+    bob_key, _ = sign_up(accounts, "Bob")
+    ada_key.user_handle = bob_key.user_handle
+    with pytest.raises(Forbidden):
+        sign_in(accounts, ada_key)
 
 
 def test_sign_out_ends_this_session_only(accounts):
@@ -194,6 +219,8 @@ def test_a_seat_joined_while_signed_in_is_played_from_every_device(app_on, accou
     delegated = accounts.credential(phone.session, match_id)
     assert delegated and delegated != token
     assert services(app_on).reads.seat_of(match_id, delegated) == seat
+    match_types = {event.type for event in play.repo.store.read("match-" + match_id)}
+    assert match_types <= MATCH_TYPES  # no account event in the match's chain
     assert accounts.held(phone.session).keys() == {match_id}
     assert accounts.credential(phone.session, "nonexistent") is None
     play.reissue_seat(match_id, owner, seat)

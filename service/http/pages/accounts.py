@@ -47,6 +47,13 @@ def _session() -> Optional[str]:
     return request.cookies.get(auth.SESSION_COOKIE)
 
 
+def _origin() -> Optional[str]:
+    """The origin a ceremony is asked from (browsers name it on every POST): its answer must come
+    from the same one."""
+    origin = request.headers.get("Origin")
+    return origin if origin and origin != "null" else None
+
+
 def _label() -> str:
     agent = request.headers.get("User-Agent", "")
     for name in ("Android", "iPhone", "iPad", "Windows", "Macintosh", "Linux", "CrOS"):
@@ -88,7 +95,7 @@ def account_page():
 @rate_limited(LIMIT)
 def sign_up_options():
     common.check_csrf()
-    return jsonify(services().accounts.begin_sign_up(str(common.body().get("name", ""))))
+    return jsonify(services().accounts.begin_sign_up(str(common.body().get("name", "")), _origin()))
 
 
 @blp.route("/web/account/sign-up", methods=["POST"])
@@ -103,7 +110,7 @@ def sign_up():
 @rate_limited(LIMIT)
 def sign_in_options():
     common.check_csrf()
-    return jsonify(services().accounts.begin_sign_in())
+    return jsonify(services().accounts.begin_sign_in(_origin()))
 
 
 @blp.route("/web/account/sign-in", methods=["POST"])
@@ -117,7 +124,7 @@ def sign_in():
 @rate_limited(LIMIT)
 def recover_options():
     common.check_csrf()
-    return jsonify(services().accounts.begin_recovery(str(common.body().get("code", ""))))
+    return jsonify(services().accounts.begin_recovery(str(common.body().get("code", "")), _origin()))
 
 
 @blp.route("/web/account/recover", methods=["POST"])
@@ -130,7 +137,7 @@ def recover():
 @blp.route("/web/account/passkeys/options", methods=["POST"])
 def passkey_options():
     common.check_csrf()
-    return jsonify(services().accounts.begin_add_passkey(_session()))
+    return jsonify(services().accounts.begin_add_passkey(_session(), _origin()))
 
 
 @blp.route("/web/account/passkeys", methods=["POST"])
@@ -151,7 +158,7 @@ def device_link():
 @rate_limited(LIMIT)
 def linked_passkey_options():
     common.check_csrf()
-    return jsonify(services().accounts.begin_linked_passkey(str(common.body().get("code", ""))))
+    return jsonify(services().accounts.begin_linked_passkey(str(common.body().get("code", "")), _origin()))
 
 
 @blp.route("/web/account/linked-passkey", methods=["POST"])
