@@ -37,3 +37,13 @@ def test_the_curl_walkthrough_plays_a_legal_move(tmp_path):
     assert run.returncode == 0, run.stderr
     last = json.loads(run.stdout.strip().splitlines()[-1])
     assert last["accepted"] is True and last["version"] > 0
+
+
+def test_ci_runs_the_readme_test_command_exactly():
+    """Given the README's second block (install, then the test command), when .ci/run is read, then its
+    last command is that test command, word for word: what CI runs is what a developer is told to run."""
+    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    install, command = blocks[1].strip().split(" && ", 1)
+    assert install == "pip install -e '.[test]'"
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert ci[-1].strip() == command
