@@ -5,16 +5,22 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 from typing import Optional
 
 import pytest
 
 import engine
 from engine.selfplay import play_match
+from engine.wall import CHAIN_LENGTH, chain
 from events import compute_hash
 import service.usecases.play
 import service.usecases.walls
 from service.http.services import services
+
+#: where the labels of fixed deals are logged
+_SEEDS = logging.getLogger("tests.seeds")
+_SEEDS.setLevel(logging.INFO)
 
 
 def seeded_deals(monkeypatch, label: str) -> None:
@@ -28,6 +34,23 @@ def seeded_deals(monkeypatch, label: str) -> None:
     )
 
 
+def seeded_walls(monkeypatch, label: str) -> None:
+    """Joint walls as the service makes them (G-11: a committed chain, every seat's part), with the
+    server's chain grown from a root derived from `label` instead of the key directory's secret and the
+    random match id; a match dealt without a commitment gets label-derived seeds. The same label and
+    the same moves deal the same match every run."""
+    links = chain(hashlib.sha256(f"walls/{label}".encode()).digest(), CHAIN_LENGTH)
+    monkeypatch.setattr(service.usecases.walls, "_chain", lambda keyring, match_id: links)
+    real = service.usecases.play._deal_command
+
+    def deal(keyring, match_id, committed, hand, seat_parts):
+        if committed is None or keyring is None:
+            return {"action": "start_hand", "seed": hashlib.sha256(f"{label}/{hand}".encode()).hexdigest()}
+        return real(keyring, match_id, committed, hand, seat_parts)
+
+    monkeypatch.setattr(service.usecases.play, "_deal_command", deal)
+
+
 def finished_match(
     app,
     variant: str = "koudiandian",
@@ -36,12 +59,18 @@ def finished_match(
     deals: Optional[str] = None,
 ) -> tuple[str, str]:
     """A match played to the end through the service: humans named `names` (played by the engine's bot), bots
-    in the seats left (none when four names are given).
-    With `deals`, every hand is dealt from seeds derived from that label, so the match is the same every run."""
-    if deals is None:
-        return _finished_match(app, variant, options, names)
+    in the seats left (none when four names are given). The same every run: with `deals`, every hand is
+    dealt from seeds derived from that label (no joint walls); without, joint walls whose server chain
+    comes from a label made of the arguments (seeded_walls). The label is logged (pytest shows it under a
+    failing test's captured log; printing it would mix it into output the tests read)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        seeded_deals(monkeypatch, deals)
+        if deals is not None:
+            _SEEDS.info("finished_match: %s dealt from the seeds of label %r", variant, deals)
+            seeded_deals(monkeypatch, deals)
+        else:
+            label = f"{variant}/{json.dumps(options, sort_keys=True)}/{'|'.join(names)}"
+            _SEEDS.info("finished_match: %s on joint walls from label %r", variant, label)
+            seeded_walls(monkeypatch, label)
         return _finished_match(app, variant, options, names)
 
 

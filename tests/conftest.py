@@ -201,3 +201,25 @@ def pytest_collection_modifyitems(config, items):
         parts = item.path.relative_to(config.rootpath).parts
         if len(parts) > 2 and parts[0] == "tests" and parts[1] in LAYERS:
             item.add_marker(getattr(pytest.mark, parts[1]))
+
+
+@pytest.fixture(autouse=True)
+def one_reliability_test_at_a_time(request):
+    """The reliability tests (load, killed workers and nodes, restarts, deadlines within seconds) run one
+    at a time even when the suite runs in several pytest-xdist workers (`pytest -n 4`): each holds an
+    exclusive lock on a file named after the run while it runs, so two of them never load the machine
+    at once and a timing test never shares it with a load test. The other workers go on meanwhile."""
+    if "reliability" not in request.node.keywords:
+        yield
+        return
+    import fcntl
+    import tempfile
+    from pathlib import Path
+
+    run = getattr(request.config, "workerinput", {}).get("testrunuid", f"pid{os.getpid()}")
+    with open(Path(tempfile.gettempdir()) / f"tilefold-reliability-{run}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
