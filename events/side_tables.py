@@ -87,3 +87,15 @@ ACCOUNTS_DDL = [
         salt       TEXT NOT NULL,
         created_at TEXT NOT NULL)""",
 ]
+
+#: Web Push subscriptions of accounts (service/infra/account_secrets.py): one row per device, its id a
+#: keyed MAC of the push endpoint, the subscription (endpoint and the device's p256dh/auth keys)
+#: sealed under the account's own key; deleting the account deletes its rows (and that key)
+PUSH_DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_push (
+        id           TEXT PRIMARY KEY,
+        account      TEXT NOT NULL,
+        subscription TEXT NOT NULL,
+        created_at   TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_push_account ON tf_push (account)",
+]

@@ -22,6 +22,8 @@ from .http.services import Services
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
 from .infra.notify import SEAL_LABEL, DeliverySettings, Notifier, Webhooks
+from .infra.webpush import PushSender
+from .usecases.push import Push
 from .http.jsonio import OrjsonProvider
 from .usecases.play import MatchService
 from .infra.account_secrets import SEAL_KEY as ACCOUNT_SEAL_KEY, SECRET_KEY as ACCOUNT_KEY, AccountSecrets
@@ -84,7 +86,7 @@ def _refuse_oversized_streams() -> None:
 
 def _services(settings: dict[str, Any]) -> Services:
     """Everything the app runs on, built once (service/http/services.py holds it)."""
-    svc = _service(settings)
+    svc, push = _service(settings)
     store = svc.repo.store
     hub = WaiterHub(store, settings["POLL_INTERVAL"])
     store.watch(hub.appended)  # the store's appends wake this worker's waiters
@@ -100,6 +102,7 @@ def _services(settings: dict[str, Any]) -> Services:
         reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames, ratings, accounts),
         chat=chat,
         accounts=accounts,
+        push=push,
         # deadlines, bots and half-written deals are settled by the ticker, never by a request: `serve`
         # starts it in each worker (service/cli/__init__.py), `tilefold tick` runs one pass (docs/API.md)
         ticker=Ticker(svc, interval=settings["TICK_INTERVAL"]),
@@ -118,7 +121,7 @@ def _accounts(repo: MatchRepository, tokens: Tokens, keyring: Any, settings: dic
     return Accounts(repo, tokens, found, settings["CLOCK"], relying_party)
 
 
-def _service(settings: dict[str, Any]) -> MatchService:
+def _service(settings: dict[str, Any]) -> tuple[MatchService, Push]:
     """The application service over the configured store, with correspondence play's parts."""
     # the store writes and upcasts events through the service's catalogue (service/model/catalogue.py)
     options: dict[str, Any] = {"synchronous": settings["SYNCHRONOUS"], "registry": CATALOGUE}
@@ -143,7 +146,11 @@ def _service(settings: dict[str, Any]) -> MatchService:
         store, settings["CACHE_SIZE"], settings["SNAPSHOT_EVERY"], settings["SNAPSHOT_HEAD"], keyring
     )
     tokens = Tokens(store, keyring.secret(TOKEN_KEY))
-    return MatchService(
+    accounts = _accounts(repo, tokens, keyring, settings)
+    sender = PushSender(keyring.vapid_pem(), settings["PUSH_SUBJECT"], delivery.timeout, delivery.allow_private)
+    push = Push(accounts, repo, sender, keyring.vapid_public())
+    notifier.push = push.deliver  # push notices ride the webhooks' outbox and delivery
+    svc = MatchService(
         repo,
         decisions=Decisions(store),
         webhooks=webhooks,
@@ -151,5 +158,7 @@ def _service(settings: dict[str, Any]) -> MatchService:
         clock=clock,
         tokens=tokens,
         bot_delay=settings["BOT_DELAY"],
-        accounts=_accounts(repo, tokens, keyring, settings),
+        accounts=accounts,
+        push=push.wanted,
     )
+    return svc, push

@@ -17,6 +17,7 @@ from ..infra.waiters import SharedAnswers, WaiterHub, WaitLimits
 from ..usecases.accounts import Accounts
 from ..usecases.chat import Chat
 from ..usecases.play import MatchService
+from ..usecases.push import Push
 from ..usecases.reads import Reads
 from ..usecases.ticker import Ticker
 
@@ -35,6 +36,7 @@ class Services:
     reads: Reads  # every read a viewer makes, in its own numbering and redaction
     chat: Chat
     accounts: Accounts  # players' accounts on passkeys, their sessions and seats
+    push: Push  # their devices' Web Push subscriptions, and the push notices' delivery
     ticker: Ticker  # deadlines, bots and half-written deals, when nobody asks
     hub: WaiterHub  # this worker's waiting clients (long-polls, streams)
     wait_limits: WaitLimits  # caps on open waits, per address and in all

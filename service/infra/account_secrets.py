@@ -10,6 +10,9 @@ under the key directory's `account-secret` key (outside the database).
   (deleted by the statement that reads it), refused after it expires.
 * `tf_passkeys`: a passkey's credential id -> its account and signature counter (the public key
   itself is in the account's `passkey_added` event, sealed).
+* `tf_push`: a device's Web Push subscription (endpoint, its p256dh and auth keys: personal data),
+  sealed under the account's key, its row id a MAC of the endpoint; deleting the account deletes
+  the rows.
 * `tf_account_keys`: the salt of the key that seals the account's personal fields in its events
   (AES-GCM, the key an HMAC of the salt under the key directory's `account-seal` key). Deleting the
   account deletes the salt: its events stay, unreadable.
@@ -239,12 +242,49 @@ class AccountSecrets:
         result: Optional[dict] = self.store.write(take)
         return result
 
+    # -- Web Push subscriptions ----------------------------------------------------------------
+    def push_add(self, account: str, subscription: dict, now: str, keep: int) -> None:
+        """Record a device's subscription for the account (again: replaced), keeping the `keep`
+        newest of the account's."""
+        sid = self.mac("push", str(subscription["endpoint"]))
+        sealed = self.seal(account, json.dumps(subscription, sort_keys=True))
+
+        def write(conn: Any) -> None:
+            conn.execute("DELETE FROM tf_push WHERE id = ?", [sid])
+            conn.execute(
+                "INSERT INTO tf_push (id, account, subscription, created_at) VALUES (?, ?, ?, ?)",
+                [sid, account, sealed, now],
+            )
+            rows = conn.execute(
+                "SELECT id FROM tf_push WHERE account = ? ORDER BY created_at DESC, id", [account]
+            ).fetchall()
+            for (old,) in rows[keep:]:
+                conn.execute("DELETE FROM tf_push WHERE id = ?", [old])
+
+        self.store.write(write)
+
+    def push_remove(self, account: str, endpoint: str) -> bool:
+        """Forget one device's subscription of the account; False when it had none by that endpoint."""
+        sid = self.mac("push", endpoint)
+        sql = "DELETE FROM tf_push WHERE id = ? AND account = ?"
+        return bool(self.store.write(lambda conn: conn.execute(sql, [sid, account]).rowcount) == 1)
+
+    def push_subscriptions(self, account: str) -> list[dict]:
+        """The account's subscriptions, opened (oldest first)."""
+        rows = self.store.query("SELECT subscription FROM tf_push WHERE account = ? ORDER BY created_at, id", [account])
+        opened = [self.open(account, row[0]) for row in rows]
+        return [json.loads(text) for text in opened if text]
+
+    def push_any(self) -> bool:
+        """Whether any account has a subscription (else an append plans no push notice)."""
+        return bool(self.store.query("SELECT 1 FROM tf_push LIMIT 1"))
+
     # -- deleting -------------------------------------------------------------------------------
     def forget_writer(self, account: str) -> Callable[[Any], None]:
         """write(conn) deleting every row of the account: passkeys, sessions, codes, its sealing key."""
 
         def write(conn: Any) -> None:
-            for table in ("tf_passkeys", "tf_sessions", "tf_recovery", "tf_account_keys"):
+            for table in ("tf_passkeys", "tf_sessions", "tf_recovery", "tf_push", "tf_account_keys"):
                 conn.execute(f"DELETE FROM {table} WHERE account = ?", [account])
 
         with self._lock:

@@ -67,6 +67,8 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     # the id localhost, else https://<id>)
     "TILEFOLD_WEBAUTHN_RP_ID": ("WEBAUTHN_RP_ID", str, "localhost"),
     "TILEFOLD_WEBAUTHN_ORIGINS": ("WEBAUTHN_ORIGINS", str, ""),
+    # Web Push (docs/WEB.md, "Notifications with no tab open"): the VAPID subject push services may contact
+    "TILEFOLD_PUSH_SUBJECT": ("PUSH_SUBJECT", str, "mailto:tilefold@localhost"),
     "TILEFOLD_MAX_IMPORT": ("MAX_IMPORT_BYTES", int, 4 * 1024 * 1024),
     # operations (docs/OPERATIONS.md): /metrics on the service's own port; the proxies in front
     "TILEFOLD_METRICS_PUBLIC": ("METRICS_PUBLIC", lambda raw: raw.strip().lower() in ("1", "true", "yes", "on"), False),

@@ -8,6 +8,9 @@
   derives one key per purpose from it (HMAC-SHA256): sealing webhook secrets, the server's part of
   each match's walls. Losing it loses those (registered webhooks must be registered again; a match
   in play cannot deal its next hand); it is not rotated with the signing key.
+* **The VAPID key** (`vapid.pem`, ECDSA P-256): signs Web Push requests (RFC 8292); browsers
+  subscribe with its public key (`vapid_public`). Losing it ends every push subscription (devices
+  subscribe again from the account page).
 
 The directory is TILEFOLD_KEYS (default: beside a SQLite file, `.<file name>.keys`; `tilefold-keys` for
 PostgreSQL). Every node of a deployment must share it. It is created on first start (mode 0700,
@@ -26,11 +29,13 @@ from pathlib import Path
 from typing import Optional
 
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..model import signatures
 
 MASTER = "master.key"
+VAPID = "vapid.pem"
 CURRENT = "current"
 SIGNING = "signing"
 
@@ -79,6 +84,28 @@ class Keyring:
     def secret(self, label: str) -> bytes:
         """A 32-byte key for one purpose, derived from the master secret."""
         return hmac.new(self._master, b"tilefold/key/" + label.encode(), hashlib.sha256).digest()
+
+    # -- the VAPID key (Web Push) ------------------------------------------------------
+    def vapid_pem(self) -> bytes:
+        """The VAPID private key (PKCS#8 PEM), made on first use."""
+        path = self.directory / VAPID
+        if not path.exists():
+            key = ec.generate_private_key(ec.SECP256R1())
+            pem = key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+            _create_exclusive(path, pem)
+        return path.read_bytes()
+
+    def vapid_public(self) -> str:
+        """The VAPID public key as browsers take it (`applicationServerKey`): base64url of the
+        uncompressed P-256 point."""
+        private = serialization.load_pem_private_key(self.vapid_pem(), password=None)
+        assert isinstance(private, ec.EllipticCurvePrivateKey)
+        raw = private.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
     # -- signing keys -----------------------------------------------------------------
     def _current_id(self) -> Optional[str]:

@@ -238,6 +238,28 @@ def notices(
     return out
 
 
+PUSH_KINDS = ("your_turn", "hand_ended", "match_ended")
+
+
+def push_notices(
+    match_id: str, version: int, seats: Iterable[int], engine_events: list[dict], new: Iterable[int]
+) -> list[dict]:
+    """The push notices of an append for these seats (service/usecases/push.py delivers them to the
+    devices of the account holding the seat): `your_turn` for a seat newly asked to act, whatever
+    the decision is; `hand_ended`, `match_ended` for every seat. Nothing else: no phase, no action."""
+    seats = sorted(set(seats))
+    out = []
+    for event in engine_events:
+        if event["type"] in ("hand_ended", "match_ended"):
+            out += [_push(event["type"], match_id, version, seat) for seat in seats]
+    out += [_push("your_turn", match_id, version, seat) for seat in sorted(set(new) & set(seats))]
+    return out
+
+
+def _push(kind: str, match_id: str, version: int, seat: int) -> dict:
+    return {"notice_id": f"{match_id}:{version}:{seat}:push-{kind}", "push": kind, "match": match_id, "seat": seat}
+
+
 def _notice(kind: str, match_id: str, versions: Union[int, Mapping[int, int]], seat: int, **fields: Any) -> dict:
     version = versions if isinstance(versions, int) else versions[seat]
     return {
@@ -268,6 +290,8 @@ class Notifier:
         self, store: Any, webhooks: Webhooks, clock: Any, settings: DeliverySettings, worker: bool = True
     ) -> None:
         self.store, self.webhooks, self.clock = store, webhooks, clock
+        #: delivers a push notice (service/usecases/push.py, set by the app): None when done, else why not
+        self.push: Optional[Callable[[dict], Optional[str]]] = None
         self.settings, self.worker_enabled = settings, worker
         self._wake = threading.Event()
         self._worker_pid: Optional[int] = None
@@ -317,13 +341,16 @@ class Notifier:
     def _deliver(self, item: Any) -> None:
         """Post one claimed notice; marking it delivered or failed ends the lease."""
         notice = item.payload
-        hook = self.webhooks.get(item.stream, notice["seat"])
-        if hook is None:  # unregistered since: nothing to deliver
-            self.store.outbox_mark_delivered(item.id, self.clock.now())
-            return
-        body = encode(notice)
-        error = None if self.settings.allow_private else refused_destination(hook["url"])
-        error = error or self._post(hook["url"], hook["secret"], body, item.id)
+        if "push" in notice:
+            error = self.push(notice) if self.push is not None else None
+        else:
+            hook = self.webhooks.get(item.stream, notice["seat"])
+            if hook is None:  # unregistered since: nothing to deliver
+                self.store.outbox_mark_delivered(item.id, self.clock.now())
+                return
+            body = encode(notice)
+            error = None if self.settings.allow_private else refused_destination(hook["url"])
+            error = error or self._post(hook["url"], hook["secret"], body, item.id)
         if error is None:
             self.store.outbox_mark_delivered(item.id, self.clock.now())
             metrics.NOTICES.labels("sent").inc()

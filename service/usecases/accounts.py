@@ -535,10 +535,15 @@ class Accounts:
                 payload[name] = self.secrets.open(account.account_id, payload.get(name))
             payload.pop("check", None)
             events.append({"version": event.version, "type": event.type, "at": event.recorded_at, **payload})
-        return {"account": self.profile(session), "passkey_ids": sorted(account.passkeys), "events": events}
+        return {
+            "account": self.profile(session),
+            "passkey_ids": sorted(account.passkeys),
+            "push_subscriptions": self.secrets.push_subscriptions(account.account_id),  # devices' endpoints, keys
+            "events": events,
+        }
 
     def delete(self, session: Optional[str]) -> list[tuple[str, int]]:
-        """Delete the account: its passkeys, sessions, codes and the key its personal fields were
+        """Delete the account: its passkeys, sessions, codes, push subscriptions and the key its personal fields were
         sealed with go, so its events can no longer say who it was or which seats it held; the
         matches keep their events (and the seat's name as played) untouched."""
         account = self._signed_in(session)

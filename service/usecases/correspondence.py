@@ -2,8 +2,10 @@
 
 `plan(before, events, state_after, now)` is what an append of a match writes besides its events
 (MatchService._append passes it to the repository, one transaction): the rows of the decisions
-pending after it (when the match has move deadlines) and the webhook notices it causes (for the
-seats with a webhook). Overdue decisions are settled by the ticker (service/usecases/ticker.py),
+pending after it (when the match has move deadlines), the webhook notices it causes (for the
+seats with a webhook) and, when some account has a push subscription (`push`), the push notices of
+its human seats (service/usecases/push.py: delivered only to a seat an account holds). Overdue
+decisions are settled by the ticker (service/usecases/ticker.py),
 never by a request that reads.
 """
 
@@ -17,18 +19,19 @@ from engine.state import CLAIM, ROB
 from ..model import room as rooms
 from ..infra.clock import later
 from ..infra.deadlines import Decisions, new_decisions
-from ..infra.notify import notices
+from ..infra.notify import notices, push_notices
 from ..model.errors import Forbidden
 from ..infra.repository import NO_EFFECTS, Effects, Loaded, room_after, stream_of
 
 log = logging.getLogger(__name__)
 
 
-def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effects:
+def plan(before: Loaded, events: list[dict], state_after: Any, now: str, push: bool = False) -> Effects:
     """The deadline rows and notices of appending `events` on `before` (`state_after`: the engine state after them)."""
     room = room_after(before.room, events)
     hooked = [seat for seat in range(rooms.SEATS) if room.webhooks[seat]]
-    if not room.timed and not hooked:
+    humans = [seat for seat, taken in enumerate(room.seats) if taken is not None and not taken.bot] if push else []
+    if not room.timed and not hooked and not humans:
         return NO_EFFECTS
     fresh = [event for event in events if event["type"] not in rooms.SERVICE_EVENT_TYPES]
     pending, new = new_decisions(before.state, state_after, fresh)
@@ -44,7 +47,9 @@ def plan(before: Loaded, events: list[dict], state_after: Any, now: str) -> Effe
         (number, event["type"], event) for number, event in enumerate(events, start=before.version + 1)
     )
     versions = {seat: numbering.local(version, seat) for seat in hooked}
-    return Effects(tuple(notices(before.match_id, versions, hooked, fresh, state_after, new, due)), writes)
+    found = notices(before.match_id, versions, hooked, fresh, state_after, new, due)
+    found += push_notices(before.match_id, version, humans, fresh, new)
+    return Effects(tuple(found), writes)
 
 
 def _due(now: str, limit: Optional[int]) -> Optional[str]:

@@ -6,7 +6,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import engine
 from engine.options import normalise
@@ -81,8 +81,10 @@ class MatchService:
         tokens: Tokens,
         bot_delay: float = 0.0,
         accounts: Optional[Accounts] = None,
+        push: Optional[Callable[[], bool]] = None,
     ) -> None:
         self.repo = repo
+        self.push_wanted = push  # whether an append plans push notices (service/usecases/push.py)
         self.tokens = tokens
         self.accounts = accounts  # a signed-in player's joins and created matches are the account's
         self.decisions, self.webhooks, self.notifier = decisions, webhooks, notifier
@@ -339,10 +341,19 @@ class MatchService:
     def _consequences(self, loaded: Loaded, events: list[dict], state: Any) -> Effects:
         """correspondence.plan for this append (never fails an action over a notice)."""
         try:
-            return correspondence.plan(loaded, events, state, self.now())
+            return correspondence.plan(loaded, events, state, self.now(), self._push_wanted())
         except Exception:  # noqa: BLE001 - logged; the action itself stands
             log.exception("planning deadlines/notices for %s failed", loaded.match_id)
             return NO_EFFECTS
+
+    def _push_wanted(self) -> bool:
+        """Whether this append plans push notices (a failure to tell plans none, and never costs the
+        append its deadlines)."""
+        try:
+            return self.push_wanted is not None and self.push_wanted()
+        except Exception:  # noqa: BLE001 - logged; the action and its deadlines stand
+            log.exception("reading the push subscriptions failed")
+            return False
 
     # -- play -------------------------------------------------------------------
     def act(

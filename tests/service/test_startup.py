@@ -192,7 +192,7 @@ NODE_GRANTS = [
     "GRANT USAGE ON SCHEMA {schema} TO {role}",
     "GRANT SELECT, INSERT ON events TO {role}",
     "GRANT SELECT, INSERT, UPDATE ON stream_heads, idempotency, outbox, meta TO {role}",
-    "GRANT SELECT, INSERT, UPDATE, DELETE ON snapshots, tf_decisions, tf_webhooks, tf_tokens TO {role}",
+    "GRANT SELECT, INSERT, UPDATE, DELETE ON snapshots, tf_decisions, tf_webhooks, tf_tokens, tf_push TO {role}",
     "GRANT SELECT, UPDATE ON tf_feed TO {role}",
     "GRANT SELECT ON schema_version TO {role}",
     "GRANT USAGE ON SEQUENCE outbox_id_seq TO {role}",

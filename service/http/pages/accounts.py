@@ -229,3 +229,26 @@ def delete():
     common.check_csrf()
     held = services().accounts.delete(_session())
     return _signed_out(jsonify({"deleted": True}), held)
+
+
+# -- notifications with no tab open (Web Push: service/usecases/push.py) ------------------------------
+@blp.route("/web/account/push", methods=["GET"])
+def push_key():
+    """The VAPID public key a device subscribes with (`applicationServerKey`)."""
+    return jsonify({"public_key": services().push.public_key})
+
+
+@blp.route("/web/account/push", methods=["POST"])
+def push_subscribe():
+    """Keep this device's PushSubscription (its toJSON()) with the signed-in account."""
+    common.check_csrf()
+    services().push.subscribe(_session(), common.body().get("subscription"))
+    return jsonify({"subscribed": True}), 201
+
+
+@blp.route("/web/account/push/remove", methods=["POST"])
+def push_unsubscribe():
+    """Forget this device's subscription (by its endpoint)."""
+    common.check_csrf()
+    removed = services().push.unsubscribe(_session(), common.body().get("endpoint"))
+    return jsonify({"subscribed": False, "removed": removed})
