@@ -99,3 +99,17 @@ PUSH_DDL = [
         created_at   TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS tf_push_account ON tf_push (account)",
 ]
+
+#: an account's API tokens for scripts (service/infra/account_secrets.py): the token's keyed MAC
+#: (the token itself is shown once and never stored), a public reference to list and revoke it by,
+#: its name, when it was made and when it last authorised a change
+API_TOKENS_DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_api_tokens (
+        id         TEXT PRIMARY KEY,
+        ref        TEXT NOT NULL UNIQUE,
+        account    TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_used  TEXT)""",
+    "CREATE INDEX IF NOT EXISTS tf_api_tokens_account ON tf_api_tokens (account)",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Mapping, Optional
 
 from flask import Flask, request
@@ -17,7 +18,7 @@ from .usecases.chat import Chat
 from .usecases.ratings import Ratings
 from .usecases.reads import Reads
 from .usecases.ticker import Ticker
-from .http import headers, limits, observe, pages, proxies, services, strict_json
+from .http import account_tokens, headers, limits, observe, pages, proxies, services, strict_json
 from .http.services import Services
 from .infra.clock import SystemClock
 from .infra.deadlines import Decisions
@@ -31,6 +32,7 @@ from .infra.keys import keyring_for
 from .infra.tokens import KEY_LABEL as TOKEN_KEY, Tokens
 from .infra.repository import MatchRepository
 from .http.routes import blueprints
+from .http.routes.declare import is_owner_route
 from .http.smorest_adapter import TilefoldApi
 
 OPENAPI = {
@@ -42,7 +44,18 @@ OPENAPI = {
     "API_SPEC_OPTIONS": {
         "components": {
             "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "description": "seat token (or owner token for /bots)"}
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "seat token (or owner token for the owner's routes); or an account's API token"
+                    " (tfa1_...), which acts for the seat (or owner right) the account holds in that match",
+                },
+                "account_token": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "an account's API token (tfa1_..., made on the account page, shown once):"
+                    " acts for that account, never for what needs its passkey (docs/API.md, API tokens)",
+                },
             }
         }
     },
@@ -64,6 +77,7 @@ def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     for blp in blueprints():
         api.register_blueprint(blp)
     pages.install(app)  # the browser pages and their cookie seats (docs/WEB.md)
+    account_tokens.install(app, partial(is_owner_route, app))  # an account's API token (docs/API.md)
     limits.install(app)  # per-address rate limits on create, import, join, score
     headers.install(app)  # CSP, frame-ancestors, X-Frame-Options, nosniff on every answer
     observe.install(app)  # request ids, the access log, request metrics, /healthz, /readyz, /metrics

@@ -438,3 +438,60 @@ class MatchRatingsSchema(Schema):
         metadata={"description": "not_finished | imported | bot_seat | seat_without_account | same_player_twice"},
     )
     seats = fields.List(fields.Nested(RatingChangeSchema))
+
+
+# -- an account over the API (docs/API.md, "API tokens") -------------------------------------------
+class ApiTokenSchema(Schema):
+    id = fields.String(metadata={"description": "the token's public id (to revoke it by); not the token"})
+    name = fields.String()
+    created = fields.String(metadata={"description": "ISO 8601 UTC"})
+    last_used = fields.String(
+        allow_none=True, metadata={"description": "when it last authorised a change (reads are not noted); null: never"}
+    )
+
+
+class ApiTokenListSchema(Schema):
+    tokens = fields.List(fields.Nested(ApiTokenSchema), metadata={"description": "oldest first"})
+
+
+class AccountSessionSchema(Schema):
+    device = fields.String()
+    since = fields.String()
+
+
+class AccountSeatSchema(Schema):
+    match_id = fields.String()
+    seat = fields.Integer(metadata={"description": "-1: the owner's rights"})
+    how = fields.String(metadata={"description": "created, joined or claimed"})
+
+
+class AccountSchema(Schema):
+    id = fields.String()
+    name = fields.String()
+    since = fields.String()
+    passkeys = fields.Integer()
+    sessions = fields.List(fields.Nested(AccountSessionSchema))
+    recovery_codes_left = fields.Integer()
+    api_tokens = fields.List(fields.Nested(ApiTokenSchema))
+    seats = fields.List(fields.Nested(AccountSeatSchema))
+
+
+class AccountMatchSchema(Schema):
+    id = fields.String()
+    variant = fields.String()
+    seat = fields.Integer()
+    state = fields.String(metadata={"description": "your_turn, waiting, open or over"})
+    seats = fields.List(fields.Dict())
+    version = fields.Integer(metadata={"description": "in the seat's own numbering"})
+    deadline = fields.String(allow_none=True)
+    hand_no = fields.Integer(allow_none=True)
+    hands = fields.Integer(allow_none=True)
+    rounds = fields.Integer(allow_none=True)
+    scores = fields.List(fields.Integer(), allow_none=True)
+    last_move = fields.Dict(allow_none=True)
+
+
+class AccountMatchesSchema(Schema):
+    matches = fields.List(
+        fields.Nested(AccountMatchSchema), metadata={"description": "your turn first, then by deadline"}
+    )

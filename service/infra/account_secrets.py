@@ -13,6 +13,9 @@ under the key directory's `account-secret` key (outside the database).
 * `tf_push`: a device's Web Push subscription (endpoint, its p256dh and auth keys: personal data),
   sealed under the account's key, its row id a MAC of the endpoint; deleting the account deletes
   the rows.
+* `tf_api_tokens`: an API token's MAC (the token, `tfa1_...`, is shown once), a public reference
+  to list and revoke it by, its name, when it was made and when it last authorised a change;
+  revoking deletes the row, signing out everywhere deletes every row of the account.
 * `tf_account_keys`: the salt of the key that seals the account's personal fields in its events
   (AES-GCM, the key an HMAC of the salt under the key directory's `account-seal` key). Deleting the
   account deletes the salt: its events stay, unreadable.
@@ -36,6 +39,7 @@ SECRET_KEY = "account-secret"  # the key directory's key for MACs (Keyring.secre
 SEAL_KEY = "account-seal"  # the key directory's key the accounts' sealing keys derive from
 SEALED_PREFIX = "sealed1."
 RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/i/l
+API_TOKEN_PREFIX = "tfa1_"  # an account's API token (never a seat token, never a session's secret)
 RECOVERY_GROUPS, RECOVERY_GROUP = 4, 4  # 16 characters: about 79 bits
 
 
@@ -175,6 +179,50 @@ class AccountSecrets:
 
         return write
 
+    # -- API tokens -----------------------------------------------------------------------------
+    def api_token_writer(self, account: str, name: str, now: str) -> tuple[str, str, Callable[[Any], None]]:
+        """(the token, shown once; its public reference; write(conn) keeping its MAC)."""
+        secret = API_TOKEN_PREFIX + secrets.token_urlsafe(32)
+        ref = secrets.token_urlsafe(9)
+        tid = self.mac("api-token", secret)
+
+        def write(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO tf_api_tokens (id, ref, account, name, created_at) VALUES (?, ?, ?, ?, ?)",
+                [tid, ref, account, name, now],
+            )
+
+        return secret, ref, write
+
+    def api_token_account(self, secret: Optional[str]) -> Optional[str]:
+        """The account an API token acts for, None for a revoked, unknown or malformed one."""
+        if not secret or not secret.startswith(API_TOKEN_PREFIX) or len(secret) > 200:
+            return None
+        rows = self.store.query("SELECT account FROM tf_api_tokens WHERE id = ?", [self.mac("api-token", secret)])
+        return str(rows[0][0]) if rows else None
+
+    def api_tokens(self, account: str) -> list[tuple[str, str, str, Optional[str]]]:
+        """(reference, name, created_at, last_used) of the account's live API tokens, oldest first."""
+        sql = "SELECT ref, name, created_at, last_used FROM tf_api_tokens WHERE account = ? ORDER BY created_at, ref"
+        return [
+            (str(a), str(b), str(c), None if d is None else str(d)) for a, b, c, d in self.store.query(sql, [account])
+        ]
+
+    def api_token_used(self, secret: str, now: str) -> None:
+        tid = self.mac("api-token", secret)
+        self.store.write(lambda conn: conn.execute("UPDATE tf_api_tokens SET last_used = ? WHERE id = ?", [now, tid]))
+
+    def revoke_api_token(self, account: str, ref: str) -> bool:
+        """Delete the account's token of this reference (False: the account has none such)."""
+        sql = "DELETE FROM tf_api_tokens WHERE account = ? AND ref = ?"
+        return bool(self.store.write(lambda conn: conn.execute(sql, [account, ref]).rowcount) == 1)
+
+    def end_api_tokens_writer(self, account: str) -> Callable[[Any], int]:
+        def write(conn: Any) -> int:
+            return int(conn.execute("DELETE FROM tf_api_tokens WHERE account = ?", [account]).rowcount)
+
+        return write
+
     # -- recovery codes -------------------------------------------------------------------------
     def recovery_writer(self, account: str, codes: list[str], now: str) -> Callable[[Any], None]:
         """write(conn) replacing the account's recovery codes by these (their MACs)."""
@@ -281,10 +329,11 @@ class AccountSecrets:
 
     # -- deleting -------------------------------------------------------------------------------
     def forget_writer(self, account: str) -> Callable[[Any], None]:
-        """write(conn) deleting every row of the account: passkeys, sessions, codes, its sealing key."""
+        """write(conn) deleting every row of the account: passkeys, sessions, API tokens, codes, its
+        sealing key."""
 
         def write(conn: Any) -> None:
-            for table in ("tf_passkeys", "tf_sessions", "tf_recovery", "tf_push", "tf_account_keys"):
+            for table in ("tf_passkeys", "tf_sessions", "tf_api_tokens", "tf_recovery", "tf_push", "tf_account_keys"):
                 conn.execute(f"DELETE FROM {table} WHERE account = ?", [account])
 
         with self._lock:

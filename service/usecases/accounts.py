@@ -3,8 +3,10 @@ codes, sessions, the seats an account holds, export and deletion (docs/WEB.md, "
 
 An account is the stream `account-<id>` (service/model/accounts.py: its events, sealed personal
 fields); what signs it in lives beside it as keyed MACs (service/infra/account_secrets.py). Every
-call that reads or changes an account takes the caller's session secret, never an account id: a
-session reaches its own account only.
+call that reads or changes an account takes the caller's session secret (or one of its API
+tokens, `tfa1_...`, which acts as a session would, but never for what needs a signed-in device:
+passkeys, recovery codes, device links, signing out everywhere, deletion, new API tokens), never an
+account id: a session or token reaches its own account only.
 
 A seat belongs to an account through a `seat_linked` event holding a fingerprint of the seat's token
 verifier (service/infra/tokens.py `check`), never the token. A signed-in device acting for that
@@ -39,7 +41,7 @@ from webauthn.helpers.structs import (
 from events import ConcurrencyError, NewEvent
 
 from .access import seat_in
-from ..infra.account_secrets import AccountSecrets, b64, new_recovery_code, unb64
+from ..infra.account_secrets import API_TOKEN_PREFIX, AccountSecrets, b64, new_recovery_code, unb64
 from ..infra.clock import Clock, iso
 from ..infra.repository import MatchRepository
 from ..infra.tokens import OWNER as OWNER_ROW, Tokens
@@ -53,6 +55,7 @@ CHALLENGE_SECONDS = 300
 RECOVERY_CODES = 10
 MAX_NAME = 40
 RETRIES = 20
+MAX_API_TOKENS = 20  # live API tokens an account may hold
 ALL_ACCOUNTS = 1 << 40  # no limit on the accounts the seat index reads
 
 
@@ -106,11 +109,17 @@ class Accounts:
             events.append((event.version, event.type, payload, event.recorded_at))
         return model.fold(account_id, events)
 
-    def _signed_in(self, session: Optional[str]) -> Account:
-        account_id = self.secrets.session_account(session)
+    def _signed_in(self, session: Optional[str], device: bool = False) -> Account:
+        """The account a session's secret signs in, or an API token acts for (Unauthenticated).
+        `device`: a call only a signed-in device may make (what needs a passkey, or hands out new
+        credentials): an API token is refused (Forbidden `needs_session`)."""
+        token = bool(session and session.startswith(API_TOKEN_PREFIX))
+        account_id = self.secrets.api_token_account(session) if token else self.secrets.session_account(session)
         account = self._fold(account_id) if account_id else None
         if account is None or not account.exists:
             raise Unauthenticated("not_signed_in", "sign in first")
+        if device and token:
+            raise Forbidden("needs_session", "only a device signed in with its passkey may do this, not an API token")
         return account
 
     def account_of(self, session: Optional[str]) -> Optional[Account]:
@@ -279,14 +288,14 @@ class Accounts:
 
     def begin_add_passkey(self, session: Optional[str], origin: Optional[str] = None) -> dict:
         """Options for one more passkey of the signed-in account (another device's, or this one's)."""
-        account = self._signed_in(session)
+        account = self._signed_in(session, device=True)
         data = {"account": account.account_id}
         return self._registration(
             account.account_id, account.name or "", list(account.passkeys), "add-passkey", data, origin
         )
 
     def finish_add_passkey(self, session: Optional[str], credential: Any) -> None:
-        account = self._signed_in(session)
+        account = self._signed_in(session, device=True)
         data = self._take(credential, "add-passkey")
         if data.get("account") != account.account_id:
             raise Forbidden("challenge_used", "this request was made for another account")
@@ -299,7 +308,7 @@ class Accounts:
     def new_device_link(self, session: Optional[str]) -> str:
         """A one-time code (10 minutes) with which another device adds its own passkey to the
         signed-in account and signs in (`begin_linked_passkey`, `finish_linked_passkey`)."""
-        account = self._signed_in(session)
+        account = self._signed_in(session, device=True)
         code = secrets.token_bytes(24)
         now = time.time()
         self.secrets.put_challenge(code, "device-link", {"account": account.account_id}, now + 600, now)
@@ -348,7 +357,8 @@ class Accounts:
         )
 
     def finish_recovery(self, credential: Any, label: str) -> SignedIn:
-        """Use the code (once), add the new passkey, end every other session, sign this device in."""
+        """Use the code (once), add the new passkey, end every other session and every API token,
+        sign this device in."""
         data = self._take(credential, "recover")
         used = self.secrets.use_recovery(str(data.get("recovery", "")))
         if used is None or used[0] != data.get("account"):
@@ -365,6 +375,7 @@ class Accounts:
         ]
         writes: list[Callable[[Any], Any]] = [
             ended,
+            self.secrets.end_api_tokens_writer(account.account_id),
             self.secrets.passkey_writer(credential_id, account.account_id, count, now),
             start,
         ]
@@ -373,7 +384,7 @@ class Accounts:
 
     def renew_recovery_codes(self, session: Optional[str]) -> tuple[str, ...]:
         """Fresh recovery codes for the signed-in account (the old ones stop working), shown once."""
-        account = self._signed_in(session)
+        account = self._signed_in(session, device=True)
         codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
         writer = self.secrets.recovery_writer(account.account_id, codes, self._now())
         self._append(account, [{"type": model.RECOVERY_CODES_ISSUED, "count": len(codes)}], writer)
@@ -389,13 +400,51 @@ class Accounts:
         return list(account.links) if account else []
 
     def sign_out_everywhere(self, session: Optional[str]) -> tuple[int, list[tuple[str, int]]]:
-        """End every session of the account (this one too): how many ended, and the (match, seat)
+        """End every session of the account (this one too) and every API token it made (what a
+        stolen session may have made goes with it): how many sessions ended, and the (match, seat)
         the account holds."""
-        account = self._signed_in(session)
-        ended = self.secrets.end_sessions_writer(account.account_id)
+        account = self._signed_in(session, device=True)
+        writes = [
+            self.secrets.end_sessions_writer(account.account_id),
+            self.secrets.end_api_tokens_writer(account.account_id),
+        ]
         count = len(self.secrets.sessions(account.account_id))
-        self._append(account, [{"type": model.SIGNED_OUT_EVERYWHERE, "sessions": count}], ended)
+        self._append(account, [{"type": model.SIGNED_OUT_EVERYWHERE, "sessions": count}], _all(writes))
         return count, list(account.links)
+
+    # -- API tokens for scripts (docs/API.md, "API tokens") ----------------------------------------
+    def create_api_token(self, session: Optional[str], name: str) -> dict:
+        """A new API token acting for the signed-in account (a device only: never another token),
+        shown once; the service keeps its MAC."""
+        account = self._signed_in(session, device=True)
+        name = " ".join(str(name).split())[:MAX_NAME]
+        if not name:
+            raise Invalid("invalid_name", "name the token (what script uses it)")
+        if len(self.secrets.api_tokens(account.account_id)) >= MAX_API_TOKENS:
+            raise Invalid("too_many_tokens", f"an account holds at most {MAX_API_TOKENS} API tokens: revoke one first")
+        now = self._now()
+        token, ref, write = self.secrets.api_token_writer(account.account_id, name, now)
+        self.store.write(write)
+        return {"id": ref, "name": name, "created": now, "last_used": None, "token": token}
+
+    def api_tokens(self, session: Optional[str]) -> list[dict]:
+        """The account's API tokens: name, when made, when one last authorised a change; no secret."""
+        account = self._signed_in(session)
+        return [
+            {"id": ref, "name": name, "created": created, "last_used": used}
+            for ref, name, created, used in self.secrets.api_tokens(account.account_id)
+        ]
+
+    def revoke_api_token(self, session: Optional[str], ref: str) -> None:
+        """Revoke one of the account's API tokens (NotFound: it has none of that id)."""
+        account = self._signed_in(session)
+        if not self.secrets.revoke_api_token(account.account_id, str(ref)):
+            raise NotFound("no_such_token", "this account has no API token of that id")
+
+    def api_token_used(self, token: Optional[str]) -> None:
+        """Note that an API token authorised a change now (reads write nothing, so they are not noted)."""
+        if token and token.startswith(API_TOKEN_PREFIX) and self.secrets.api_token_account(token):
+            self.secrets.api_token_used(token, self._now())
 
     # -- seats ----------------------------------------------------------------------------------
     def link(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> None:
@@ -520,6 +569,10 @@ class Accounts:
             "passkeys": len(account.passkeys),
             "sessions": [{"device": label, "since": at} for _, label, at in self.secrets.sessions(account.account_id)],
             "recovery_codes_left": account.recovery_codes,
+            "api_tokens": [
+                {"id": ref, "name": name, "created": created, "last_used": used}
+                for ref, name, created, used in self.secrets.api_tokens(account.account_id)
+            ],
             "seats": [
                 {"match_id": link.match_id, "seat": link.seat, "how": link.how} for link in account.links.values()
             ],
@@ -546,7 +599,7 @@ class Accounts:
         """Delete the account: its passkeys, sessions, codes, push subscriptions and the key its personal fields were
         sealed with go, so its events can no longer say who it was or which seats it held; the
         matches keep their events (and the seat's name as played) untouched."""
-        account = self._signed_in(session)
+        account = self._signed_in(session, device=True)
         self._append(account, [{"type": model.ACCOUNT_DELETED}], self.secrets.forget_writer(account.account_id))
         return list(account.links)
 

@@ -33,7 +33,7 @@ from ..infra.sized_cache import SizedCache
 from ..infra.tokens import Tokens
 from ..infra.waiters import DISCONNECT_CHECK, SharedAnswers, WaiterHub, WaitLimits
 from ..model import room as rooms
-from ..model.errors import Invalid, ServiceError
+from ..model.errors import Invalid, ServiceError, Unauthenticated
 from ..model.match import stream_of
 from ..model.numbering import Numbering, hidden_from
 from ..model.orders import STANDING_ORDER
@@ -302,6 +302,18 @@ class Reads:
         """The display name of the account a session signs in (None: none)."""
         found = self.accounts.account_of(session) if session and self.accounts is not None else None
         return found.name if found is not None else None
+
+    def account_matches(self, session: Optional[str], client: Client) -> list[dict]:
+        """The matches the account of a session (or API token) holds a seat in, as /my lists them
+        (Unauthenticated when it signs nothing in)."""
+        if self.accounts is None or self.accounts.account_of(session) is None:
+            raise Unauthenticated("not_signed_in", "sign in first")
+        return self.mine({}, wait=0, holds=lambda tag: False, client=client, session=session).matches
+
+    def api_tokens(self, session: Optional[str]) -> list[dict]:
+        """The API tokens of the account a session (or API token) signs in, without their secret."""
+        assert self.accounts is not None
+        return self.accounts.api_tokens(session)
 
     def account_export(self, session: Optional[str]) -> dict:
         """Everything kept about the signed-in account, as JSON (Unauthenticated)."""

@@ -252,3 +252,23 @@ def push_unsubscribe():
     common.check_csrf()
     removed = services().push.unsubscribe(_session(), common.body().get("endpoint"))
     return jsonify({"subscribed": False, "removed": removed})
+
+
+# -- API tokens for scripts (docs/API.md, "API tokens") -------------------------------------------
+@blp.route("/web/account/tokens", methods=["GET"])
+def api_tokens():
+    return jsonify({"tokens": reads().api_tokens(_session())})
+
+
+@blp.route("/web/account/tokens", methods=["POST"])
+def new_api_token():
+    """A new API token of the signed-in account, named; the answer shows it once."""
+    common.check_csrf()
+    return jsonify(services().accounts.create_api_token(_session(), str(common.body().get("name", "")))), 201
+
+
+@blp.route("/web/account/tokens/<token_id>/revoke", methods=["POST"])
+def revoke_api_token(token_id):
+    common.check_csrf()
+    services().accounts.revoke_api_token(_session(), token_id)
+    return jsonify({"revoked": True})

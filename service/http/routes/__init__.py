@@ -8,6 +8,7 @@ from .declare import bearer, errors, headers  # noqa: F401  (route modules impor
 
 def blueprints() -> list[Blueprint]:
     from . import (
+        account,
         actions,
         chat,
         events,
@@ -44,4 +45,5 @@ def blueprints() -> list[Blueprint]:
         chat.blp,
         variants.blp,
         ratings.blp,
+        account.blp,
     ]

@@ -6,6 +6,7 @@ from flask import current_app
 
 from engine.options import OptionError, normalise
 
+from ..account_tokens import account_token
 from ..links import invite_url
 from ...model.presenters import summary
 from ..problems import ApiError
@@ -46,6 +47,7 @@ def create_match(data):
             data["options"],
             deadline_seconds=data.get("deadline_seconds"),
             claim_seconds=data.get("claim_seconds"),
+            session=account_token(),  # an account's API token: the match is the account's too
         )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..account_tokens import account_token
 from ..links import play_url
 from ...model.presenters import summary
 from ..schemas import BotsAddedSchema, BotsSchema, JoinedSchema, JoinSchema
@@ -23,7 +24,8 @@ blp = Blueprint(
 @errors(blp, 404, 409, 413, 503)
 def join(data, match_id):
     """Take the next free seat; the answer carries the seat token, shown only once, and its play_url."""
-    seat, token, loaded = service().join(match_id, data["name"].strip() or "Player", data.get("randomness"))
+    name, randomness = data["name"].strip() or "Player", data.get("randomness")
+    seat, token, loaded = service().join(match_id, name, randomness, session=account_token())  # the account's too
     return {"seat": seat, "token": token, "play_url": play_url(match_id, token), "match": summary(loaded)}
 
 
