@@ -174,7 +174,11 @@ class AccountSecrets:
         self.store.write(lambda conn: conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid]))
 
     def end_sessions_writer(self, account: str) -> Callable[[Any], int]:
+        """write(conn) ending every session of the account, and every device's push subscription
+        (signed out everywhere, a lost device is no longer notified either); how many sessions."""
+
         def write(conn: Any) -> int:
+            conn.execute("DELETE FROM tf_push WHERE account = ?", [account])
             return int(conn.execute("DELETE FROM tf_sessions WHERE account = ?", [account]).rowcount)
 
         return write

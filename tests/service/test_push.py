@@ -136,10 +136,20 @@ def app_on(backend, tmp_path, pushes):
     services(app).match.repo.store.close()
 
 
+PASSKEYS: dict[str, Passkey] = {}
+
+
 def signed_up(app, name="Ada"):
     accounts = services(app).accounts
     passkey = Passkey()
-    return accounts.finish_sign_up(passkey.create(accounts.begin_sign_up(name)), "phone")
+    signed = accounts.finish_sign_up(passkey.create(accounts.begin_sign_up(name)), "phone")
+    PASSKEYS[signed.account_id] = passkey
+    return signed
+
+
+def signed_in_again(app, signed):
+    """The account's passkey's answer to a new sign-in challenge."""
+    return PASSKEYS[signed.account_id].get(services(app).accounts.begin_sign_in())
 
 
 def seat_for(app, session, variant="hanshan", hands=1):
@@ -307,3 +317,31 @@ def test_the_pages_helpers_subscribe_and_unsubscribe(app_on, pushes):
     removed = client.post("/web/account/push/remove", json={"endpoint": device.endpoint}, headers=headers)
     assert removed.get_json() == {"subscribed": False, "removed": True}
     assert services(app_on).push.subscriptions(signed.session) == []
+
+
+def test_signing_out_everywhere_ends_every_devices_notifications(app_on, pushes):
+    """Given two subscribed devices of an account, when it signs out everywhere (or recovers on a
+    new device), then neither device is notified any more."""
+    signed = signed_up(app_on)
+    push = services(app_on).push
+    for device in (pushes.device(), pushes.device()):
+        push.subscribe(signed.session, device.subscription())
+    again = services(app_on).accounts.finish_sign_in(signed_in_again(app_on, signed), "laptop")
+    services(app_on).accounts.sign_out_everywhere(again.session)
+    assert services(app_on).push.secrets.push_subscriptions(signed.account_id) == []
+
+
+def test_the_service_worker_and_the_control(app_on):
+    """The service worker is served at the site's root as JavaScript (it shows the message and
+    opens the match on a click); the signed-in account page has the control, named by its text."""
+    client = app_on.test_client()
+    worker = client.get("/push-sw.js")
+    assert worker.status_code == 200 and worker.mimetype == "text/javascript"
+    text = worker.get_data(as_text=True)
+    assert "showNotification" in text and "openWindow" in text and "notificationclick" in text
+    signed = signed_up(app_on)
+    client.set_cookie(auth.SESSION_COOKIE, signed.session)
+    page = client.get("/account").get_data(as_text=True)
+    assert re.search(
+        r'<button type="button" id="push-toggle"[^>]*>通知我 <small>Notify me on this device</small>', page
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from flask import Blueprint, Flask, Response, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from ..problems import ApiError
 from ..routes.declare import rate_limited
@@ -232,6 +232,16 @@ def delete():
 
 
 # -- notifications with no tab open (Web Push: service/usecases/push.py) ------------------------------
+@blp.route("/push-sw.js", methods=["GET"])
+def push_worker():
+    """The service worker that shows a push message and opens its match (static JS), at the site's
+    root so its scope is every page."""
+    response = current_app.send_static_file("push-sw.js")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Content-Type"] = "text/javascript; charset=utf-8"
+    return response
+
+
 @blp.route("/web/account/push", methods=["GET"])
 def push_key():
     """The VAPID public key a device subscribes with (`applicationServerKey`)."""

@@ -93,7 +93,57 @@
     const done = await api("POST", "/web/account/recovery-codes", {});
     listCodes(done.recovery_codes); await facts();
   });
-  run($("sign-out"), async () => { await api("POST", "/web/account/sign-out", {}); location.reload(); });
+  // Web Push: this device's subscription (docs/WEB.md, "Notifications with no tab open")
+  function unb64(text) {
+    const raw = atob((text + "=".repeat((4 - text.length % 4) % 4)).replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+  }
+  async function pushRegistration() {
+    return navigator.serviceWorker.register("/push-sw.js", { scope: "/" });
+  }
+  function showPush(on, note) {
+    const button = $("push-toggle");
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+    button.replaceChildren(on ? "停止通知 " : "通知我 ", el("small", {}, on ? "Stop notifying this device" : "Notify me on this device"));
+    $("push-state").textContent = note || (on ? "本设备会收到通知。 This device is notified." : "");
+  }
+  async function pushState() {
+    if (!("serviceWorker" in navigator) || !("PushManager" in window)) {
+      $("push-toggle").disabled = true;
+      showPush(false, "这个浏览器不支持推送通知。 This browser cannot receive push notifications.");
+      return;
+    }
+    const registration = await navigator.serviceWorker.getRegistration("/");
+    const found = registration && await registration.pushManager.getSubscription();
+    showPush(Boolean(found));
+  }
+  run($("push-toggle"), async () => {
+    const registration = await pushRegistration();
+    const found = await registration.pushManager.getSubscription();
+    if (found) {
+      await api("POST", "/web/account/push/remove", { endpoint: found.endpoint });
+      await found.unsubscribe();
+      showPush(false, "本设备不再收到通知。 This device is no longer notified.");
+      return;
+    }
+    if (await Notification.requestPermission() !== "granted") {
+      showPush(false, "浏览器没有允许通知。 The browser did not allow notifications.");
+      return;
+    }
+    const { public_key: key } = await api("GET", "/web/account/push");
+    const made = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: unb64(key) });
+    await api("POST", "/web/account/push", { subscription: made.toJSON() });
+    showPush(true);
+  });
+  pushState().catch(fail);
+  async function stopPushHere() {  // signed out, this device is no longer notified
+    try {
+      const registration = await navigator.serviceWorker.getRegistration("/");
+      const found = registration && await registration.pushManager.getSubscription();
+      if (found) { await api("POST", "/web/account/push/remove", { endpoint: found.endpoint }); await found.unsubscribe(); }
+    } catch (e) { /* nothing subscribed here, or no push in this browser */ }
+  }
+  run($("sign-out"), async () => { await stopPushHere(); await api("POST", "/web/account/sign-out", {}); location.reload(); });
   run($("sign-out-everywhere"), async () => { await api("POST", "/web/account/sign-out-everywhere", {}); location.reload(); });
   run($("delete"), async () => {
     if (!$("delete-sure").checked) { $("delete-sure").focus(); throw new Error("请先勾选“我确定” Tick “I am sure” first"); }
