@@ -495,3 +495,16 @@ class AccountMatchesSchema(Schema):
     matches = fields.List(
         fields.Nested(AccountMatchSchema), metadata={"description": "your turn first, then by deadline"}
     )
+
+
+# -- play now (docs/API.md, "Play now") ------------------------------------------------------------
+class PlayNowSchema(MatchCreateSchema, JoinSchema):
+    """POST /api/play-now: the rule set and options of the table, and the name to sit down with."""
+
+
+class PlayNowAnswerSchema(JoinedSchema):
+    id = fields.String(metadata={"description": "the match"})
+    opened = fields.Boolean(metadata={"description": "true: no open table fitted, this one was opened (owner: you)"})
+    owner_token = fields.String(
+        allow_none=True, metadata={"description": "shown once, when the table was opened; else null"}
+    )

@@ -31,6 +31,17 @@ log = logging.getLogger(__name__)
 JOIN_ATTEMPTS = 20
 DEFAULT_BOT_LEVEL = "normal"  # POST /bots without a level (engine.bot.LEVELS)
 ADVANCE_LIMIT = 100_000
+PLAY_NOW_SCAN = 500  # the newest matches "play now" looks through for an open table
+
+
+class PlayNow(NamedTuple):
+    """Where "play now" seated a player: the match, the seat, its token (shown once) and, when it
+    opened the table, the owner token (else None)."""
+
+    match_id: str
+    seat: int
+    token: str
+    owner_token: Optional[str]
 
 
 @dataclass(frozen=True)
@@ -158,6 +169,37 @@ class MatchService:
         seat = self._take_seat(match_id, name, bot=False, token=token, randomness=randomness)
         self._keep(session, match_id, seat, token, "joined")
         return seat, token, self.advance(match_id)
+
+    def play_now(
+        self, variant: str, options: Optional[dict], name: str, session: Optional[str], randomness: Optional[str] = None
+    ) -> tuple["PlayNow", Loaded]:
+        """Seat the signed-in player (a session, or an API token) at the oldest open table of this
+        rule set and these options (not yet started, a seat free, no move deadline, none of the
+        account's seats there), else open one (its owner: that account) and seat them there. Safe
+        against a race for the last seat: a table filled meanwhile (`match_full`) is passed over
+        for the next one, or a new table."""
+        if self.accounts is None or (account := self.accounts.account_of(session)) is None:
+            raise Unauthenticated("not_signed_in", "sign in first: play now seats an account")
+        normalised = normalise(variant, options)
+        seated = {match_id for match_id, seat in account.links if seat != OWNER}
+        for match_id in reversed(self.repo.match_ids_newest_first(None, PLAY_NOW_SCAN)):
+            if match_id in seated:
+                continue
+            try:
+                found = self.repo.load(match_id)
+            except NotFound:
+                continue
+            room = found.room
+            if found.started or room.full or room.timed or room.variant != variant or room.options != normalised:
+                continue
+            try:
+                seat, token, loaded = self.join(match_id, name, randomness, session=session)
+            except Conflict:  # filled (or ended) meanwhile: the next table
+                continue
+            return PlayNow(match_id, seat, token, None), loaded
+        match_id, owner_token, _ = self.create(variant, normalised, session=session)
+        seat, token, loaded = self.join(match_id, name, randomness, session=session)
+        return PlayNow(match_id, seat, token, owner_token), loaded
 
     def keep_seat(self, match_id: str, token: str, session: Optional[str]) -> Optional[int]:
         """The seat a play link's token holds (None: none), recorded as the signed-in account's."""

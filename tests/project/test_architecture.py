@@ -460,6 +460,7 @@ def test_owner_only_routes_and_rate_limits_are_declared_on_the_routes(tmp_path):
         "matches.create_match": "RATE_LIMIT_CREATE",
         "score.score": "RATE_LIMIT_SCORE",
         "seats.join": "RATE_LIMIT_JOIN",
+        "play_now.play_now": "RATE_LIMIT_JOIN",
         **{f"accounts.{door}": "RATE_LIMIT_ACCOUNT" for door in ACCOUNT_DOORS},
     }
 

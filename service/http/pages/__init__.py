@@ -163,6 +163,21 @@ def _times(deadline: Any, claim: Any) -> tuple[Optional[int], Optional[int]]:
     return deadline or None, claim or None
 
 
+@blp.route("/web/play-now", methods=["POST"])
+def play_now():
+    """Play now from the home page (signed in): a seat at the oldest open table of the rule set and
+    options, or a new table; the account holds it (no cookie: every device of the account plays it)."""
+    _check_csrf()
+    body = _body()
+    options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
+    name = str(body.get("name", "")).strip()[:40] or "Player"
+    try:
+        placed, _ = service().play_now(str(body.get("variant", "")), options, name, _session())
+    except OptionError as exc:
+        raise ApiError(400, "invalid_option", str(exc)) from None
+    return jsonify({"id": placed.match_id, "seat": placed.seat, "play": f"/play/{placed.match_id}"}), 201
+
+
 @blp.route("/web/matches/<match_id>/join", methods=["POST"])
 def join(match_id):
     """Take the next seat with a display name; the seat token goes into an HttpOnly cookie."""

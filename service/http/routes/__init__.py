@@ -16,6 +16,7 @@ def blueprints() -> list[Blueprint]:
         invites,
         matches,
         orders,
+        play_now,
         ratings,
         replays,
         score,
@@ -46,4 +47,5 @@ def blueprints() -> list[Blueprint]:
         variants.blp,
         ratings.blp,
         account.blp,
+        play_now.blp,
     ]

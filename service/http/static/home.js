@@ -17,13 +17,31 @@
   form.querySelectorAll("input[name=variant]").forEach((r) => r.addEventListener("change", drawOptions));
   drawOptions();
 
-  form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  function chosenOptions() {
     const options = {};
     form.querySelectorAll("input[name=opt]").forEach((box) => { options[box.value] = box.checked; });
     const [unit, count] = form.length.value.split(":");
     options[unit] = Number(count);
     options.base = Math.max(1, Number(form.base.value) || 1);
+    return options;
+  }
+
+  // Play now (signed in): the oldest open table of these rules and options, or a new one.
+  document.getElementById("play-now-btn").addEventListener("click", async (ev) => {
+    const button = ev.currentTarget;
+    button.disabled = true;
+    try {
+      const placed = await api("POST", "/web/play-now", { variant: variant(), options: chosenOptions(), name: form.name.value.trim() });
+      window.TF.seatsChanged();
+      location.href = placed.play;
+    } catch (err) {
+      toast(err.status === 401 ? "先登录 sign in first: /account" : "入座失败 could not seat you: " + err.message);
+    } finally { button.disabled = false; }
+  });
+
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const options = chosenOptions();
     const body = { variant: variant(), options };
     if (form.deadline.value) body.deadline_seconds = Number(form.deadline.value);
     if (form.claim.value) body.claim_seconds = Number(form.claim.value);
