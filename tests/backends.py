@@ -28,6 +28,12 @@ def pg_server_url() -> Optional[str]:
     if "url" in _server:
         return _server["url"]
     url, why = os.environ.get("TILEFOLD_TEST_PG") or None, None
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # One cluster per worker: PostgreSQL's feed reads below the oldest writing transaction of the
+        # whole cluster, so a test that holds one open for seconds (a migration waiting for a lock)
+        # would hold back every other worker's reads. The shared server stays the fallback.
+        own, why_own = _start_throwaway()
+        url, why = (own, None) if own is not None else (url, why_own if url is None else None)
     if url is None:
         url, why = _start_throwaway()
     _server.update(url=url, why=why)
