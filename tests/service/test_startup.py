@@ -188,24 +188,65 @@ def test_a_read_only_role_can_export(pg_url, tmp_path, monkeypatch, capsys):
 
 
 # -- the privileges docs/OPERATIONS.md lists for a serving node ------------------------------------
-NODE_GRANTS = [
-    "GRANT USAGE ON SCHEMA {schema} TO {role}",
-    "GRANT SELECT, INSERT ON events TO {role}",
-    "GRANT SELECT, INSERT, UPDATE ON stream_heads, idempotency, outbox, meta TO {role}",
-    "GRANT SELECT, INSERT, UPDATE, DELETE ON snapshots, tf_decisions, tf_webhooks, tf_tokens, tf_push TO {role}",
-    "GRANT SELECT, UPDATE ON tf_feed TO {role}",
-    "GRANT SELECT ON schema_version TO {role}",
-    "GRANT USAGE ON SEQUENCE outbox_id_seq TO {role}",
-]
+def node_grants(schema: str, role: str) -> list[str]:
+    """The doc's block of grants (tests/project/test_grants_doc.py: it names every table), for
+    this schema and role instead of the doc's example names."""
+    import re
+
+    doc = open(os.path.join(ROOT, "docs", "OPERATIONS.md"), encoding="utf-8").read()
+    (block,) = re.findall(r"<!-- grants: node -->\n```sql\n(.*?)```", doc, re.S)
+    lines = [line.strip().rstrip(";") for line in block.splitlines() if line.strip()]
+    return [line.replace("SCHEMA public", f"SCHEMA {schema}").replace("tilefold_node", role) for line in lines]
+
+
+def an_account_lives_and_goes(app, push_endpoint: str) -> None:
+    """Sign up with a passkey, sign in again, renew and use a recovery code, make and use an API
+    token, subscribe a device to Web Push, read a leaderboard, sign out everywhere, delete."""
+    from webauthn_support import Passkey
+
+    client = app.test_client()
+    client.get("/account")
+    csrf = client.get_cookie("tf_csrf").value
+
+    def post(path, body=None, **headers):
+        reply = client.post(path, json=body or {}, headers={"X-CSRF-Token": csrf, **headers})
+        assert reply.status_code in (200, 201), (path, reply.status_code, reply.get_json())
+        return reply.get_json()
+
+    passkey = Passkey()
+    options = post("/web/account/sign-up/options", {"name": "Ada"})
+    post("/web/account/sign-up", {"credential": passkey.create(options)})
+    post("/web/account/sign-in", {"credential": passkey.get(post("/web/account/sign-in/options"))})
+    code = post("/web/account/recovery-codes")["recovery_codes"][0]
+    fresh = Passkey()
+    post("/web/account/recover", {"credential": fresh.create(post("/web/account/recover/options", {"code": code}))})
+    token = post("/web/account/tokens", {"name": "script"})["token"]
+    made = client.post(
+        "/api/matches",
+        json={"variant": "hanshan", "options": {"hands": 1}},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert made.status_code == 201, made.get_json()
+    assert client.get("/web/account/tokens").get_json()["tokens"][0]["last_used"] is not None
+    keys = {"p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"}
+    keys["auth"] = "tBHItJI5svbpez7KI4CCXg"
+    post("/web/account/push", {"subscription": {"endpoint": push_endpoint, "keys": keys}})
+    assert client.get("/api/leaderboards/hanshan").status_code in (200, 404)
+    assert client.get("/leaderboards").status_code == 200
+    post("/web/account/sign-out-everywhere")
+    post("/web/account/sign-in", {"credential": fresh.get(post("/web/account/sign-in/options"))})
+    post("/web/account/delete")
 
 
 def test_a_node_role_with_the_documented_privileges_serves_and_ticks(pg_url, tmp_path, monkeypatch):
     """A role with only the grants of docs/OPERATIONS.md ("The privileges a node needs") starts,
-    takes matches, moves, a webhook, snapshots and a deadline settled by tick."""
+    takes matches, moves, a webhook, snapshots, the ticker's lease and a deadline settled by tick,
+    and an account's whole life (passkeys, sessions, recovery, API token, Web Push, deletion)."""
     import psycopg
 
     from correspondence_helpers import HOUR, App
     from events import PostgresEventStore
+    from service.http.services import services
 
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
     PostgresEventStore.initialise(pg_url).close()  # `tilefold migrate` as the schema's owner
@@ -213,8 +254,8 @@ def test_a_node_role_with_the_documented_privileges_serves_and_ticks(pg_url, tmp
     with psycopg.connect(pg_url, autocommit=True) as conn:
         schema = conn.execute("SELECT current_schema()").fetchone()[0]
         conn.execute(f"CREATE ROLE {role} LOGIN")
-        for grant in NODE_GRANTS:
-            conn.execute(grant.format(schema=schema, role=role))
+        for grant in node_grants(schema, role):
+            conn.execute(grant)
     try:
         url = pg_url.replace("postgresql://postgres@", f"postgresql://{role}@")
         t = App(tmp_path, DATABASE=url, SNAPSHOT_EVERY=2)
@@ -228,6 +269,12 @@ def test_a_node_role_with_the_documented_privileges_serves_and_ticks(pg_url, tmp
         assert t.svc.tick()["matches_settled"] == 1
         assert len(t.reasons(match_id, "timeout")) == 1
         assert t.svc.repo.store.query("SELECT count(*) FROM snapshots")[0][0] >= 1
+        ticker = services(t.app).ticker
+        assert ticker.run_once() is not None  # took the lease (tf_leases)
+        ticker.stop()  # gives it up
+        assert t.app.test_client().get("/readyz").status_code == 200
+        an_account_lives_and_goes(t.app, "http://127.0.0.1:9/push/0")
+        assert t.svc.repo.store.query("SELECT count(*) FROM tf_account_keys")[0][0] == 0  # deleted
         t.svc.repo.store.close()
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
