@@ -25,6 +25,8 @@ from .infra.deadlines import Decisions
 from .infra.notify import SEAL_LABEL, DeliverySettings, Notifier, Webhooks
 from .infra.webpush import PushSender
 from .usecases.push import Push
+from .usecases.seat_index import SeatIndex
+from .infra.feed import StoreFeed
 from .http.jsonio import OrjsonProvider
 from .usecases.play import MatchService
 from .infra.account_secrets import SEAL_KEY as ACCOUNT_SEAL_KEY, SECRET_KEY as ACCOUNT_KEY, AccountSecrets
@@ -110,7 +112,7 @@ def _services(settings: dict[str, Any]) -> Services:
     wait_limits = WaitLimits(settings["MAX_WAITERS_PER_ADDRESS"], settings["MAX_WAITERS"], settings["WAIT_RETRY_AFTER"])
     shared, frames = SharedAnswers(), SizedCache(settings["REPLAY_CACHE_BYTES"])
     # who held each seat: the accounts' seat links (docs/API.md, "Ratings and figures")
-    ratings = Ratings(svc.repo, accounts)
+    ratings = Ratings(svc.repo, push.seats, push.seats.feed)  # the seat index and its feed, shared with push
     return Services(
         match=svc,
         reads=Reads(svc.repo, svc.tokens, svc.decisions, chat, hub, wait_limits, shared, frames, ratings, accounts),
@@ -162,7 +164,8 @@ def _service(settings: dict[str, Any]) -> tuple[MatchService, Push]:
     tokens = Tokens(store, keyring.secret(TOKEN_KEY))
     accounts = _accounts(repo, tokens, keyring, settings)
     sender = PushSender(keyring.vapid_pem(), settings["PUSH_SUBJECT"], delivery.timeout, delivery.allow_private)
-    push = Push(accounts, repo, sender, keyring.vapid_public())
+    seats = SeatIndex(accounts, StoreFeed(store))  # who holds which seat, followed through the feed
+    push = Push(accounts, repo, sender, keyring.vapid_public(), seats)
     notifier.push = push.deliver  # push notices ride the webhooks' outbox and delivery
     svc = MatchService(
         repo,

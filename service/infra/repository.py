@@ -147,6 +147,11 @@ class MatchRepository:
             self._unkept.note(loaded)  # kept by the ticker (keep_folded): a load never writes
         return loaded
 
+    def cached(self, match_id: str, version: int) -> Optional[Loaded]:
+        """The match as this worker's cache holds it, if at `version` or later (no query; None else)."""
+        found = self.cache.get(match_id)
+        return found if found is not None and found.version >= version else None
+
     def keep_folded(self) -> int:
         """Save the snapshot of every match a cold load of this worker folded from further back
         than a snapshot's worth of events (none yet, or of an older rules version, or an import),

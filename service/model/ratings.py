@@ -40,7 +40,8 @@ class SeatHolders(Protocol):
     """Who held each seat of a match: the accounts' record of which account holds which seat.
     `players_of(match_id)` answers seat -> player id for the seats an account holds (a seat
     played anonymously, or by a bot, is absent); `name_of(player)` the player's display name (None:
-    no such account, or deleted)."""
+    no such account, or deleted). The service's (service/usecases/seat_index.py) answers
+    `players_of` from memory as of the store's feed's last poll: Ratings polls it before asking."""
 
     def players_of(self, match_id: str) -> Mapping[int, PlayerId]: ...
 

@@ -5,8 +5,9 @@ the account, sealed: service/infra/account_secrets.py). An append of a match pla
 for each human seat newly asked to act and for each at a hand's or the match's end, into the same
 outbox as webhook notices (service/infra/notify.py `push_notices`), only while some account has
 a subscription; the notifier's delivery (its worker, or a ticker pass) hands each to `deliver`,
-which sends it to every device of the one account holding that seat now (Accounts.players_of: a
-re-invite, a seat two accounts link or a deleted account reach nobody).
+which sends it to every device of the one account holding that seat now (the seat index,
+service/usecases/seat_index.py, followed through the store's feed rather than rebuilt after each
+append: a re-invite, a seat two accounts link or a deleted account reach nobody).
 
 What a device receives is fixed: {"kind", "match", "name", "url"} padded to one length; `kind` is
 "your_turn", "hand_ended" or "match_ended", `name` the rule set's public name. Never a tile, a
@@ -22,6 +23,7 @@ from typing import Any, Optional
 from engine.variants import registry
 
 from .accounts import Accounts
+from .seat_index import SeatIndex
 from ..infra.clock import iso
 from ..infra.notify import PUSH_KINDS
 from ..infra.repository import MatchRepository
@@ -35,8 +37,10 @@ DEVICES = 10  # subscriptions kept per account (the oldest goes)
 class Push:
     """Web Push subscriptions of accounts, and the delivery of push notices."""
 
-    def __init__(self, accounts: Accounts, repo: MatchRepository, sender: PushSender, public_key: str) -> None:
-        self.accounts, self.repo, self.sender, self.public_key = accounts, repo, sender, public_key
+    def __init__(
+        self, accounts: Accounts, repo: MatchRepository, sender: PushSender, public_key: str, seats: SeatIndex
+    ) -> None:
+        self.accounts, self.repo, self.sender, self.public_key, self.seats = accounts, repo, sender, public_key, seats
         self.secrets = accounts.secrets
 
     # -- a device's subscription ------------------------------------------------------------
@@ -86,7 +90,7 @@ class Push:
     def deliver(self, notice: dict) -> Optional[str]:
         """Send one push notice to the devices of the account holding its seat; None when done
         (sent, or nobody to send to), else why every device failed (the notice is retried)."""
-        account = self.accounts.players_of(str(notice["match"])).get(int(notice["seat"]))
+        account = self.seats.current(str(notice["match"])).get(int(notice["seat"]))
         if account is None:
             return None
         devices = self.secrets.push_subscriptions(account)

@@ -7,16 +7,26 @@ comes from a `SeatHolders` (service/model/ratings.py), the accounts' record; the
 `service.model.ratings.fold` and `figures`, pure. A finished match's events never change, so what
 was read of it is kept (its seat holders are asked again each time: an account may claim a seat
 later).
+
+What changed is followed through the store's feed (service/infra/feed.py: one query a read, as
+asking for the store's head would be), not read again after every append: the first read looks at
+every match; later, only a match appended to since is looked at again (from this worker's cache
+when it holds the match at that version: no query), to see whether it ended. The matches are folded
+again only when one ended, an account's stream moved (a seat linked or claimed, an account deleted)
+or a finished match's stream did, and then only if some match or holder differs from the last fold.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from . import match_log
-from ..infra.repository import MatchRepository
+from ..infra.feed import StoreFeed
+from ..infra.repository import STREAM_PREFIX, MatchRepository
 from ..model import ratings as model
+from ..model.accounts import PREFIX as ACCOUNT_PREFIX
 from ..model.errors import NotFound
 
 ENDS = ("hand_ended", "match_ended")
@@ -25,14 +35,26 @@ ENDS = ("hand_ended", "match_ended")
 class Ratings:
     """Ratings, leaderboards and a player's figures and history, over every finished match."""
 
-    def __init__(self, repo: MatchRepository, holders: model.SeatHolders) -> None:
+    def __init__(self, repo: MatchRepository, holders: model.SeatHolders, feed: Optional[StoreFeed] = None) -> None:
         self.repo, self.holders = repo, holders
+        self.feed = feed or StoreFeed(repo.store)  # shared with the seat index when it is the holders
+        self._lock = threading.RLock()
         self._read: dict[str, model.FinishedMatch] = {}  # finished matches as read (players left empty)
-        self._folded: Optional[tuple[int, list[model.FinishedMatch], model.Standings]] = None  # at a head
+        self._looked = False  # every match looked at once (after the feed's position was fixed)
+        self._appended: dict[str, int] = {}  # match -> the version appended to since it was looked at
+        self._moved = False  # an account's stream moved since the last fold
+        self._folded: Optional[tuple[list[model.FinishedMatch], model.Standings]] = None
+        self.folds = 0  # how many times the matches were folded (a bench and the tests count them)
+        self.feed.subscribe(self._note)
 
     # -- reading -------------------------------------------------------------------------
     def finished(self, match_id: str) -> Optional[model.FinishedMatch]:
         """The match as the fold reads it, with its seat holders; None while it is not over."""
+        self._current()
+        with self._lock:
+            return self._finished(match_id)
+
+    def _finished(self, match_id: str) -> Optional[model.FinishedMatch]:
         found = self._read.get(match_id)
         if found is None:
             found = self._read_finished(match_id)
@@ -42,8 +64,10 @@ class Ratings:
         held = self.holders.players_of(match_id)
         return replace(found, players=tuple(held.get(seat) for seat in range(model.SEATS)))
 
-    def _read_finished(self, match_id: str) -> Optional[model.FinishedMatch]:
-        loaded = self.repo.load(match_id)
+    def _read_finished(self, match_id: str, version: Optional[int] = None) -> Optional[model.FinishedMatch]:
+        loaded = self.repo.cached(match_id, version) if version is not None else None
+        if loaded is None:
+            loaded = self.repo.load(match_id)
         if not loaded.over:
             return None
         rows = self.repo.read_types(match_id, ENDS)
@@ -66,15 +90,48 @@ class Ratings:
         """Every finished match of the store, in the fold's order."""
         return self._current()[0]
 
+    def _note(self, streams: Mapping[str, int]) -> None:
+        """The feed's appends (called under its lock: only noted here)."""
+        with self._lock:
+            for stream, version in streams.items():
+                if stream.startswith(STREAM_PREFIX):
+                    self._appended[stream[len(STREAM_PREFIX) :]] = version
+                elif stream.startswith(ACCOUNT_PREFIX):
+                    self._moved = True  # the seat holders' record
+
     def _current(self) -> tuple[list[model.FinishedMatch], model.Standings]:
-        """The finished matches and their fold, read again when the store has moved since (a match
-        ended, a seat was linked: the seat holders' answers change only with the store)."""
-        head = self.repo.store.head_position()
-        if self._folded is None or self._folded[0] != head:
-            found = (self.finished(match_id) for match_id in self.repo.match_ids())
-            matches = model.fold_order(match for match in found if match is not None)
-            self._folded = (head, matches, model.fold(matches))
-        return self._folded[1], self._folded[2]
+        """The finished matches and their fold, brought up to date with the feed (see the module's doc)."""
+        self.feed.poll()
+        with self._lock:
+            changed = self._moved
+            if not self._looked:
+                self._appended.clear()
+                for match_id in self.repo.match_ids():
+                    self._finished(match_id)
+                self._looked = changed = True
+            for match_id, version in self._appended.items():
+                if match_id in self._read:
+                    changed = True  # a finished match's stream moved (its ends signed): its holders asked again
+                    continue
+                try:
+                    found = self._read_finished(match_id, version)
+                except NotFound:
+                    continue
+                if found is not None:
+                    self._read[match_id] = found
+                    changed = True
+            self._appended.clear()
+            self._moved = False
+            if changed or self._folded is None:
+                matches = model.fold_order(
+                    replace(kept, players=tuple(self.holders.players_of(match_id).get(s) for s in range(model.SEATS)))
+                    for match_id, kept in self._read.items()
+                )
+                if self._folded is None or matches != self._folded[0]:
+                    self._folded = (matches, model.fold(matches))
+                    self.folds += 1
+            assert self._folded is not None
+            return self._folded
 
     # -- answers ------------------------------------------------------------------------
     def standings(self) -> model.Standings:
@@ -142,7 +199,7 @@ class Ratings:
     def settlement(self, match_id: str) -> dict[str, Any]:
         """A finished match's rating changes per seat, or why it is not rated (NotFound while it
         is not over)."""
-        match = self.finished(match_id)
+        match = self.finished(match_id)  # brought up to date: standings() below polls nothing new
         if match is None:
             raise NotFound("match_not_finished", "a match in play has no rating changes yet")
         why = model.unrated_because(match)
