@@ -1,10 +1,11 @@
 """What a move costs the seat holders' readers: Web Push's delivery (who holds the seat a notice is
 for) and the ratings (every finished match with its holders), right after each append.
 
-Run: python bench/seat_index.py [--accounts 100] [--finished 4] [--moves 40] [--db URL]
-     python bench/seat_index.py --against DIR [--rounds 3]   (A = the tree at DIR, B = this one)
+Run: python bench/seat_index.py [--accounts 100] [--finished 4] [--moves 40] [--pg URL]
+     python bench/seat_index.py --against DIR [--rounds 3] [--pg URL]   (A = the tree at DIR, B = this one)
 
-One run (SQLite file in a temporary folder, or --db's PostgreSQL schema, which it fills): N signed-up
+One run (SQLite file in a temporary folder, or with --pg a fresh schema in that PostgreSQL database,
+dropped after): N signed-up
 accounts, each holding seat 0 of its own match with three bots; F of those played to the end (so the
 ratings fold something); then one account's seat plays M moves and after each move the bench times
 `push.deliver` of a "your turn" notice for that seat (no device subscribed: the lookup is the cost)
@@ -30,6 +31,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+import uuid  # noqa: E402
 
 COUNTED = (
     "query",
@@ -73,12 +75,28 @@ def play_to_end(play, match_id: str, seat: int, moves: int = 5000) -> int:
 
 
 def run(args) -> dict:
+    folder = tempfile.mkdtemp(prefix="tf-bench-seats-")
+    database = os.path.join(folder, "t.db")
+    if args.pg:
+        import psycopg
+
+        schema = "bench_" + uuid.uuid4().hex[:12]
+        with psycopg.connect(args.pg, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+        database = f"{args.pg}{'&' if '?' in args.pg else '?'}options=-csearch_path%3D{schema}"
+    try:
+        return measure(args, database, folder)
+    finally:
+        if args.pg:
+            with psycopg.connect(args.pg, autocommit=True) as conn:
+                conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def measure(args, database: str, folder: str) -> dict:
     from service.app import create_app
     from service.http.services import services
     from webauthn_support import Passkey
 
-    folder = tempfile.mkdtemp(prefix="tf-bench-seats-")
-    database = args.db or os.path.join(folder, "t.db")
     app = create_app({"DATABASE": database, "TESTING": True, "KEYS": os.path.join(folder, "keys")})
     found = services(app)
     play, accounts, push, ratings = found.match, found.accounts, found.push, found.reads.ratings
@@ -125,6 +143,8 @@ def against(args) -> None:
     here = os.path.dirname(_HERE)
     trees = {"A": os.path.abspath(args.against), "B": here}
     child = ["--accounts", str(args.accounts), "--finished", str(args.finished), "--moves", str(args.moves)]
+    if args.pg:
+        child += ["--pg", args.pg]
     results: dict = {"A": [], "B": []}
     print(f"load average before: {os.getloadavg()}", flush=True)
     for n in range(args.rounds):
@@ -151,7 +171,7 @@ def main() -> None:
     parser.add_argument("--accounts", type=int, default=100)
     parser.add_argument("--finished", type=int, default=4)
     parser.add_argument("--moves", type=int, default=40)
-    parser.add_argument("--db", default=None)
+    parser.add_argument("--pg", default=None, help="a PostgreSQL URL: each run fills a fresh schema there")
     parser.add_argument("--against", default=None)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -28,7 +28,6 @@ class StoreFeed:
         self._lock = threading.Lock()
         self._position: Optional[int] = None
         self._listeners: list[Listener] = []
-        self.polls = 0  # queries made (a bench and the tests count them)
 
     def subscribe(self, listener: Listener) -> None:
         with self._lock:
@@ -42,7 +41,6 @@ class StoreFeed:
     def poll(self) -> None:
         """Hand what was appended since the last poll to every subscriber (one query)."""
         with self._lock:
-            self.polls += 1
             if self._position is None:
                 self._position = self.store.head_position()
                 return

@@ -1,8 +1,8 @@
 """Who holds which seat for ratings and Web Push (service/usecases/seat_index.py), on both backends:
-the same answers as the accounts' own rule (Accounts.players_of) through seat links, a seat two
-accounts link, a re-invite and a deleted account; and kept up to date by the store's feed, so a
-move costs one query (the feed's poll) and no refold of any account, and ratings fold again only
-when a match ends."""
+the accounts' rule (a seat two accounts link is held by neither, a re-invite ends a link, a deleted
+account holds nothing) through each change, as a fresh index built from scratch answers it; and
+kept up to date by the store's feed, so a move costs one query (the feed's poll) and no refold of
+any account, and ratings fold again only when a match ends."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 import engine
 from service.app import create_app
 from service.http.services import services
+from service.infra.feed import StoreFeed
+from service.usecases.seat_index import SeatIndex
 from webauthn_support import Passkey
 
 
@@ -69,33 +71,36 @@ class Counted:
 
 def test_the_index_answers_as_the_accounts_rule_does(app_on):
     """Given Ada's and Bob's seats in a match, and a seat both link in another, when Ada's seat is
-    re-invited and Bob's account deleted, then at each step the index answers what the accounts'
-    own rule answers: the linked seats, never the seat two accounts link, neither after the end."""
+    re-invited and Bob's account deleted, then at each step the index answers the accounts' rule:
+    the linked seats, never the seat two accounts link, not a re-invited seat, nothing of a deleted
+    account (and a second index, built from scratch on the same store, answers the same)."""
     play, accounts = services(app_on).match, services(app_on).accounts
     seats = services(app_on).push.seats
     ada, bob = signed_up(app_on, "Ada"), signed_up(app_on, "Bob")
+    ada_id, bob_id = accounts.account_of(ada).account_id, accounts.account_of(bob).account_id
     first, owner, _ = play.create("hanshan", {"hands": 1})
     second, _, _ = play.create("hanshan", {"hands": 1})
 
-    def same() -> dict:
+    def held() -> dict:
         found = {match: seats.current(match) for match in (first, second)}
-        assert found == {match: accounts.players_of(match) for match in (first, second)}
+        fresh = SeatIndex(accounts, StoreFeed(play.repo.store))
+        assert found == {match: fresh.players_of(match) for match in (first, second)}
         return found
 
-    assert same() == {first: {}, second: {}}
+    assert held() == {first: {}, second: {}}
     seat_a, token_a, _ = play.join(first, "Ada")
     accounts.link(ada, first, seat_a, token_a, "joined")
     seat_b, token_b, _ = play.join(first, "Bob")
     accounts.link(bob, first, seat_b, token_b, "joined")
     shared, token_s, _ = play.join(second, "both")
     accounts.link(ada, second, shared, token_s, "joined")
-    assert same()[first] == {seat_a: accounts.account_of(ada).account_id, seat_b: accounts.account_of(bob).account_id}
+    assert held() == {first: {seat_a: ada_id, seat_b: bob_id}, second: {shared: ada_id}}
     accounts.link(bob, second, shared, token_s, "claimed")
-    assert same()[second] == {}  # two accounts link it: neither holds it
+    assert held() == {first: {seat_a: ada_id, seat_b: bob_id}, second: {}}  # two accounts link it: neither
     play.reissue_seat(first, owner, seat_a)
-    assert same()[first] == {seat_b: accounts.account_of(bob).account_id}
+    assert held() == {first: {seat_b: bob_id}, second: {}}  # the re-invite ended Ada's link
     accounts.delete(bob)
-    assert same() == {first: {}, second: {shared: accounts.account_of(ada).account_id}}  # Ada's link alone now
+    assert held() == {first: {}, second: {shared: ada_id}}  # Ada's link alone now
 
 
 def test_a_move_costs_the_feeds_poll_only_and_ratings_fold_when_the_match_ends(app_on, monkeypatch):
