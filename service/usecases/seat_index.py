@@ -1,9 +1,9 @@
 """Who holds which seat now, for ratings and Web Push (service/model/ratings.py, `SeatHolders`),
 kept up to date by what is appended instead of read again after every append.
 
-The rule is the accounts' (Accounts.players_of): a seat is held by the one account whose seat link
-names it while the link's fingerprint is still the seat's token verifier's (a re-invite ends it); a
-seat two accounts link is held by neither; a deleted account holds none. This index keeps, from
+The rule: a seat is held by the one account whose seat link names it while the link's fingerprint
+is still the seat's token verifier's (a re-invite ends it, service/infra/tokens.py `linked`); a seat
+two accounts link is held by neither; a deleted account holds none. This index keeps, from
 the store's feed (service/infra/feed.py):
 
 * each account's seat links, folded once, and folded again only when that account's stream is
