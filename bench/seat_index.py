@@ -27,6 +27,7 @@ sys.path.insert(1, os.path.join(os.path.dirname(_HERE), "tests"))  # the softwar
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
@@ -87,6 +88,7 @@ def run(args) -> dict:
     try:
         return measure(args, database, folder)
     finally:
+        shutil.rmtree(folder, ignore_errors=True)
         if args.pg:
             with psycopg.connect(args.pg, autocommit=True) as conn:
                 conn.execute(f"DROP SCHEMA {schema} CASCADE")
