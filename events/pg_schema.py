@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .migrations import VERSION_DDL, Migration, Plan, Steps, applied_now, plan, run_step
-from .side_tables import ACCOUNTS_DDL, DDL as SIDE_DDL, KEYED_STEP, LEASES_DDL, API_TOKENS_DDL, PUSH_DDL, TOKENS_DDL
+from .side_tables import (
+    ACCOUNTS_DDL,
+    API_TOKENS_DDL,
+    DDL as SIDE_DDL,
+    KEYED_STEP,
+    LEASES_DDL,
+    PUSH_DDL,
+    SESSION_SEEN_DDL,
+    TOKENS_DDL,
+)
 
 #: an advisory lock id for migrations (two nodes starting at once must not both CREATE)
 SCHEMA_LOCK = 7_017_001
@@ -158,6 +167,7 @@ MIGRATIONS = (
     Migration(5, "accounts: passkeys, sessions, recovery codes, challenges, sealing keys", True, _run(ACCOUNTS_DDL)),
     Migration(6, "accounts' Web Push subscriptions (tf_push)", True, _run(PUSH_DDL)),
     Migration(7, "accounts' API tokens (tf_api_tokens)", True, _run(API_TOKENS_DDL)),
+    Migration(8, "when each account session was last used (tf_session_seen)", True, _run(SESSION_SEEN_DDL)),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -9,7 +9,16 @@ from sqlite_utils import Database
 
 from .connection import Connections, backoff, is_busy, MAX_ATTEMPTS
 from .migrations import VERSION_DDL, Migration, Plan, Steps, applied_now, plan, refuse_offline, refuse_older, run_step
-from .side_tables import ACCOUNTS_DDL, API_TOKENS_DDL, DDL as SIDE_DDL, KEYED_STEP, LEASES_DDL, PUSH_DDL, TOKENS_DDL
+from .side_tables import (
+    ACCOUNTS_DDL,
+    API_TOKENS_DDL,
+    DDL as SIDE_DDL,
+    KEYED_STEP,
+    LEASES_DDL,
+    PUSH_DDL,
+    SESSION_SEEN_DDL,
+    TOKENS_DDL,
+)
 
 #: `position` is the rowid, given out as max + 1 under the write lock; deletes are refused (the
 #: triggers below), so a position is never reused without AUTOINCREMENT, whose sqlite_sequence
@@ -102,6 +111,11 @@ def _api_tokens(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _session_seen(conn: sqlite3.Connection) -> None:
+    for statement in SESSION_SEEN_DDL:
+        conn.execute(statement)
+
+
 MIGRATIONS = (
     Migration(1, "events, heads, idempotency, outbox, meta, snapshots, side tables", False, _baseline),
     Migration(2, "leases (tf_leases)", True, _leases),
@@ -109,6 +123,7 @@ MIGRATIONS = (
     Migration(4, "accounts: passkeys, sessions, recovery codes, challenges, sealing keys", True, _accounts),
     Migration(5, "accounts' Web Push subscriptions (tf_push)", True, _push),
     Migration(6, "accounts' API tokens (tf_api_tokens)", True, _api_tokens),
+    Migration(7, "when each account session was last used (tf_session_seen)", True, _session_seen),
 )
 LATEST = MIGRATIONS[-1].version
 V1_TABLES = ("events", "stream_heads", "snapshots", "idempotency", "outbox", "meta", "tf_decisions", "tf_webhooks")

@@ -113,3 +113,14 @@ API_TOKENS_DDL = [
         last_used  TEXT)""",
     "CREATE INDEX IF NOT EXISTS tf_api_tokens_account ON tf_api_tokens (account)",
 ]
+
+#: when an account's session last authorised a change (service/infra/account_secrets.py): the idle
+#: timeout counts from it (or from the sign-in, before any); a table of its own so the migration
+#: only creates (online), never alters the sessions' table in use
+SESSION_SEEN_DDL = [
+    """CREATE TABLE IF NOT EXISTS tf_session_seen (
+        id        TEXT PRIMARY KEY,
+        account   TEXT NOT NULL,
+        last_seen TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_session_seen_account ON tf_session_seen (account)",
+]

@@ -13,7 +13,7 @@ from .infra import config
 from .model.catalogue import CATALOGUE
 from .infra.sized_cache import SizedCache
 from .infra.waiters import SharedAnswers, WaiterHub, WaitLimits
-from .usecases.accounts import Accounts, WebAuthnSettings
+from .usecases.accounts import Accounts, SessionLimits, WebAuthnSettings
 from .usecases.chat import Chat
 from .usecases.ratings import Ratings
 from .usecases.reads import Reads
@@ -37,6 +37,7 @@ from .http.routes import blueprints
 from .http.routes.declare import is_owner_route
 from .http.smorest_adapter import TilefoldApi
 
+DAY = 86400.0  # seconds
 OPENAPI = {
     "API_TITLE": "Tilefold",
     "API_VERSION": "1",
@@ -134,7 +135,8 @@ def _accounts(repo: MatchRepository, tokens: Tokens, keyring: Any, settings: dic
     found = AccountSecrets(repo.store, keyring.secret(ACCOUNT_KEY), keyring.secret(ACCOUNT_SEAL_KEY))
     origins = tuple(o.strip().rstrip("/") for o in settings["WEBAUTHN_ORIGINS"].split(",") if o.strip())
     relying_party = WebAuthnSettings(rp_id=settings["WEBAUTHN_RP_ID"], origins=origins)
-    return Accounts(repo, tokens, found, settings["CLOCK"], relying_party)
+    limits = SessionLimits(lifetime=settings["SESSION_LIFETIME_DAYS"] * DAY, idle=settings["SESSION_IDLE_DAYS"] * DAY)
+    return Accounts(repo, tokens, found, settings["CLOCK"], relying_party, limits)
 
 
 def _service(settings: dict[str, Any]) -> tuple[MatchService, Push]:

@@ -455,8 +455,16 @@ class ApiTokenListSchema(Schema):
 
 
 class AccountSessionSchema(Schema):
-    device = fields.String()
-    since = fields.String()
+    id = fields.String(
+        metadata={"description": "the session's public id (a signed-in device signs it out by it); not its secret"}
+    )
+    device = fields.String(metadata={"description": "the device's label, given when it signed in"})
+    since = fields.String(metadata={"description": "when it signed in, ISO 8601 UTC"})
+    last_used = fields.String(
+        allow_none=True,
+        metadata={"description": "when it last authorised a change (reads are not noted); null: not since signing in"},
+    )
+    current = fields.Boolean(metadata={"description": "the session of this request (always false for an API token)"})
 
 
 class AccountSeatSchema(Schema):

@@ -2,8 +2,10 @@
 `ACCOUNTS_DDL`), in the spirit of service/infra/tokens.py: secrets are stored only as keyed MACs,
 under the key directory's `account-secret` key (outside the database).
 
-* `tf_sessions`: a session's MAC (the cookie holds the secret); signing out deletes the row,
-  signing out everywhere deletes every row of the account.
+* `tf_sessions`: a session's MAC (the cookie holds the secret), its device's label and when it
+  signed in; signing out (here, or another device by the session's public reference, a keyed MAC
+  of the row's id) deletes the row, signing out everywhere deletes every row of the account.
+  `tf_session_seen`: when a session last authorised a change (the idle timeout counts from it).
 * `tf_recovery`: a recovery code's MAC; using the code deletes its row (one statement, so a code
   works once even when two requests race).
 * `tf_challenges`: a WebAuthn challenge's MAC, its purpose and what it was issued for; taken once
@@ -145,12 +147,17 @@ class AccountSecrets:
         return bool(self.store.write(lambda conn: conn.execute(sql, [new, credential, seen]).rowcount) == 1)
 
     # -- sessions -------------------------------------------------------------------------------
-    def session_writer(self, account: str, label: str, now: str) -> tuple[str, Callable[[Any], None]]:
-        """(the cookie's secret, write(conn) keeping its MAC)."""
+    def session_writer(
+        self, account: str, label: str, now: str, expired: Optional[tuple[str, str]] = None
+    ) -> tuple[str, Callable[[Any], None]]:
+        """(the cookie's secret, write(conn) keeping its MAC); `expired`: (made before, last used
+        before) cut-offs: the account's sessions past either are deleted by the same write."""
         secret = secrets.token_urlsafe(32)
         sid = self.mac("session", secret)
 
         def write(conn: Any) -> None:
+            if expired is not None:
+                self._sweep(conn, account, *expired)
             conn.execute(
                 "INSERT INTO tf_sessions (id, account, label, created_at) VALUES (?, ?, ?, ?)",
                 [sid, account, label[:80], now],
@@ -158,20 +165,88 @@ class AccountSecrets:
 
         return secret, write
 
-    def session_account(self, secret: Optional[str]) -> Optional[str]:
+    @staticmethod
+    def _sweep(conn: Any, account: str, made_before: str, used_before: str) -> None:
+        rows = conn.execute(
+            "SELECT s.id FROM tf_sessions s LEFT JOIN tf_session_seen n ON n.id = s.id"
+            " WHERE s.account = ? AND (s.created_at < ? OR COALESCE(n.last_seen, s.created_at) < ?)",
+            [account, made_before, used_before],
+        ).fetchall()
+        for (sid,) in rows:
+            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
+            conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid])
+
+    def session_ref(self, sid: str) -> str:
+        """A session's public reference (to list it and sign it out by): a keyed MAC of its row id,
+        which says nothing of the secret (nor of the row's id)."""
+        return self.mac("session-ref", sid)[:22]
+
+    def session(self, secret: Optional[str]) -> Optional[tuple[str, str, str, Optional[str]]]:
+        """(account, reference, made, last used or None) of a session's secret, None for an ended or
+        unknown one (whether it has expired is the caller's rule: service/usecases/accounts.py)."""
         if not secret or len(secret) > 200:
             return None
-        rows = self.store.query("SELECT account FROM tf_sessions WHERE id = ?", [self.mac("session", secret)])
-        return str(rows[0][0]) if rows else None
+        sid = self.mac("session", secret)
+        rows = self.store.query(
+            "SELECT s.account, s.created_at, n.last_seen FROM tf_sessions s"
+            " LEFT JOIN tf_session_seen n ON n.id = s.id WHERE s.id = ?",
+            [sid],
+        )
+        if not rows:
+            return None
+        account, made, seen = rows[0]
+        return str(account), self.session_ref(sid), str(made), None if seen is None else str(seen)
 
-    def sessions(self, account: str) -> list[tuple[str, str, str]]:
-        """(id, label, created_at) of every live session of the account, oldest first."""
-        sql = "SELECT id, label, created_at FROM tf_sessions WHERE account = ? ORDER BY created_at, id"
-        return [(str(a), str(b), str(c)) for a, b, c in self.store.query(sql, [account])]
+    def sessions(self, account: str) -> list[tuple[str, str, str, Optional[str]]]:
+        """(reference, label, made, last used or None) of every session row of the account, oldest
+        first (expired ones too: the caller filters)."""
+        sql = (
+            "SELECT s.id, s.label, s.created_at, n.last_seen FROM tf_sessions s"
+            " LEFT JOIN tf_session_seen n ON n.id = s.id WHERE s.account = ? ORDER BY s.created_at, s.id"
+        )
+        return [
+            (self.session_ref(str(a)), str(b), str(c), None if d is None else str(d))
+            for a, b, c, d in self.store.query(sql, [account])
+        ]
+
+    def session_seen(self, secret: str, account: str, now: str) -> None:
+        """Note that a session authorised a change now."""
+        sid = self.mac("session", secret)
+
+        def write(conn: Any) -> None:
+            if conn.execute("SELECT 1 FROM tf_sessions WHERE id = ?", [sid]).fetchall():
+                conn.execute(
+                    "INSERT INTO tf_session_seen (id, account, last_seen) VALUES (?, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+                    [sid, account, now],
+                )
+
+        self.store.write(write)
 
     def end_session(self, secret: str) -> None:
         sid = self.mac("session", secret)
-        self.store.write(lambda conn: conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid]))
+
+        def write(conn: Any) -> None:
+            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
+            conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid])
+
+        self.store.write(write)
+
+    def end_session_writer(self, account: str, ref: str) -> Optional[Callable[[Any], int]]:
+        """write(conn) ending the account's session of this reference (how many ended: 0 when it
+        ended meanwhile), None when the account has no session of that reference."""
+        rows = self.store.query("SELECT id FROM tf_sessions WHERE account = ?", [account])
+        found = [str(sid) for (sid,) in rows if hmac.compare_digest(self.session_ref(str(sid)), ref)]
+        if not found:
+            return None
+        sid = found[0]
+
+        def write(conn: Any) -> int:
+            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
+            sql = "DELETE FROM tf_sessions WHERE id = ? AND account = ?"
+            return int(conn.execute(sql, [sid, account]).rowcount)
+
+        return write
 
     def end_sessions_writer(self, account: str) -> Callable[[Any], int]:
         """write(conn) ending every session of the account, and every device's push subscription
@@ -179,6 +254,7 @@ class AccountSecrets:
 
         def write(conn: Any) -> int:
             conn.execute("DELETE FROM tf_push WHERE account = ?", [account])
+            conn.execute("DELETE FROM tf_session_seen WHERE account = ?", [account])
             return int(conn.execute("DELETE FROM tf_sessions WHERE account = ?", [account]).rowcount)
 
         return write
@@ -337,7 +413,15 @@ class AccountSecrets:
         sealing key."""
 
         def write(conn: Any) -> None:
-            for table in ("tf_passkeys", "tf_sessions", "tf_api_tokens", "tf_recovery", "tf_push", "tf_account_keys"):
+            for table in (
+                "tf_passkeys",
+                "tf_session_seen",
+                "tf_sessions",
+                "tf_api_tokens",
+                "tf_recovery",
+                "tf_push",
+                "tf_account_keys",
+            ):
                 conn.execute(f"DELETE FROM {table} WHERE account = ?", [account])
 
         with self._lock:

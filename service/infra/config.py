@@ -67,6 +67,10 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     # the id localhost, else https://<id>)
     "TILEFOLD_WEBAUTHN_RP_ID": ("WEBAUTHN_RP_ID", str, "localhost"),
     "TILEFOLD_WEBAUTHN_ORIGINS": ("WEBAUTHN_ORIGINS", str, ""),
+    # a signed-in device's session: refused this many days after it signed in, or after it last
+    # authorised a change (docs/WEB.md, "Accounts")
+    "TILEFOLD_SESSION_LIFETIME_DAYS": ("SESSION_LIFETIME_DAYS", float, 180.0),
+    "TILEFOLD_SESSION_IDLE_DAYS": ("SESSION_IDLE_DAYS", float, 30.0),
     # Web Push (docs/WEB.md, "Notifications with no tab open"): the VAPID subject push services may contact
     "TILEFOLD_PUSH_SUBJECT": ("PUSH_SUBJECT", str, "mailto:tilefold@localhost"),
     "TILEFOLD_MAX_IMPORT": ("MAX_IMPORT_BYTES", int, 4 * 1024 * 1024),

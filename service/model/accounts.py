@@ -26,6 +26,7 @@ PASSKEY_ADDED = "passkey_added"
 RECOVERY_CODES_ISSUED = "recovery_codes_issued"
 RECOVERY_CODE_USED = "recovery_code_used"
 SIGNED_OUT_EVERYWHERE = "signed_out_everywhere"
+SIGNED_OUT_DEVICE = "signed_out_device"
 SEAT_LINKED = "seat_linked"
 ACCOUNT_DELETED = "account_deleted"
 
@@ -52,6 +53,10 @@ class SignedOutEverywhere(TypedDict):
     sessions: int  # how many sessions ended
 
 
+class SignedOutDevice(TypedDict):
+    device: str  # sealed: the label of the device whose session another device ended
+
+
 class SeatLinked(TypedDict):
     match_id: str  # sealed
     seat: int  # 0..3, or OWNER (-1) for the owner's rights
@@ -69,6 +74,7 @@ EVENT_TYPES: Mapping[str, tuple[Optional[type], int, Mapping[int, Any]]] = {
     RECOVERY_CODES_ISSUED: (RecoveryCodesIssued, 1, {}),
     RECOVERY_CODE_USED: (RecoveryCodeUsed, 1, {}),
     SIGNED_OUT_EVERYWHERE: (SignedOutEverywhere, 1, {}),
+    SIGNED_OUT_DEVICE: (SignedOutDevice, 1, {}),
     SEAT_LINKED: (SeatLinked, 1, {}),
     ACCOUNT_DELETED: (AccountDeleted, 1, {}),
 }
@@ -78,6 +84,7 @@ SEALED: Mapping[str, tuple[str, ...]] = {
     ACCOUNT_OPENED: ("name",),
     PASSKEY_ADDED: ("credential", "public_key"),
     SEAT_LINKED: ("match_id", "check"),
+    SIGNED_OUT_DEVICE: ("device",),
 }
 
 

@@ -21,6 +21,7 @@ import json
 import secrets
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Callable, Optional, Sequence
 
 from webauthn import (
@@ -42,7 +43,7 @@ from events import ConcurrencyError, NewEvent
 
 from .access import seat_in
 from ..infra.account_secrets import API_TOKEN_PREFIX, AccountSecrets, b64, new_recovery_code, unb64
-from ..infra.clock import Clock, iso
+from ..infra.clock import Clock, iso, parse
 from ..infra.repository import MatchRepository
 from ..infra.tokens import OWNER as OWNER_ROW, Tokens
 from ..model import accounts as model
@@ -78,6 +79,17 @@ class WebAuthnSettings:
 
 
 @dataclass(frozen=True)
+class SessionLimits:
+    """How long a session lives: `lifetime` seconds after it signed in at most, and `idle` seconds
+    after it last authorised a change (or signed in); past either it is refused, as if signed out
+    (TILEFOLD_SESSION_LIFETIME_DAYS, TILEFOLD_SESSION_IDLE_DAYS)."""
+
+    lifetime: float = 180 * 86400.0
+    idle: float = 30 * 86400.0
+    seen_every: float = 300.0  # a session's last use is noted at most this often (seconds)
+
+
+@dataclass(frozen=True)
 class SignedIn:
     account_id: str
     session: str  # the cookie's secret (shown to this device only, stored as a MAC)
@@ -94,8 +106,10 @@ class Accounts:
         account_secrets: AccountSecrets,
         clock: Clock,
         webauthn: WebAuthnSettings,
+        limits: SessionLimits = SessionLimits(),
     ) -> None:
         self.repo, self.tokens, self.secrets, self.clock, self.rp = repo, tokens, account_secrets, clock, webauthn
+        self.limits = limits
         self.store = repo.store
         self._seats_at: Optional[tuple[int, dict[str, dict[int, str]]]] = None  # (head position, seat index)
 
@@ -114,13 +128,30 @@ class Accounts:
         `device`: a call only a signed-in device may make (what needs a passkey, or hands out new
         credentials): an API token is refused (Forbidden `needs_session`)."""
         token = bool(session and session.startswith(API_TOKEN_PREFIX))
-        account_id = self.secrets.api_token_account(session) if token else self.secrets.session_account(session)
+        if token:
+            account_id = self.secrets.api_token_account(session)
+        else:
+            found = self.secrets.session(session)
+            account_id = found[0] if found is not None and self._live(found[2], found[3]) else None
         account = self._fold(account_id) if account_id else None
         if account is None or not account.exists:
             raise Unauthenticated("not_signed_in", "sign in first")
         if device and token:
             raise Forbidden("needs_session", "only a device signed in with its passkey may do this, not an API token")
         return account
+
+    def _cutoffs(self) -> tuple[str, str]:
+        """(made before, last used before): a session past either has expired."""
+        now = self.clock.now()
+        return iso(now - timedelta(seconds=self.limits.lifetime)), iso(now - timedelta(seconds=self.limits.idle))
+
+    def _live(self, made: str, seen: Optional[str]) -> bool:
+        made_before, used_before = self._cutoffs()
+        return made >= made_before and (seen or made) >= used_before
+
+    def _session_writer(self, account_id: str, label: str, now: str) -> tuple[str, Callable[[Any], None]]:
+        """A new session of the account (its secret, its write), the account's expired ones swept."""
+        return self.secrets.session_writer(account_id, label, now, self._cutoffs())
 
     def account_of(self, session: Optional[str]) -> Optional[Account]:
         """The account a session cookie signs in, None for none (signed out, ended, deleted)."""
@@ -233,7 +264,7 @@ class Accounts:
         credential_id, public_key, count = self._registered(credential, data)
         account_id, now = str(data["account"]), self._now()
         codes = [new_recovery_code() for _ in range(RECOVERY_CODES)]
-        session, start = self.secrets.session_writer(account_id, label, now)
+        session, start = self._session_writer(account_id, label, now)
         writes = [
             self.secrets.new_key_writer(account_id, now),
             self.secrets.passkey_writer(credential_id, account_id, count, now),
@@ -282,7 +313,7 @@ class Accounts:
             raise Forbidden("invalid_credential", f"the passkey was not accepted: {exc}") from None
         if not self.secrets.count_used(credential_id, found[1], int(verified.new_sign_count)):
             raise Forbidden("invalid_credential", "this passkey's answer was already used")
-        session, start = self.secrets.session_writer(account.account_id, label, self._now())
+        session, start = self._session_writer(account.account_id, label, self._now())
         self.store.write(start)
         return SignedIn(account.account_id, session)
 
@@ -333,7 +364,7 @@ class Accounts:
             raise Forbidden("invalid_link", "the account is gone")
         credential_id, public_key, count = self._registered(credential, data)
         now = self._now()
-        session, start = self.secrets.session_writer(account.account_id, label, now)
+        session, start = self._session_writer(account.account_id, label, now)
         event = {"type": model.PASSKEY_ADDED, "credential": credential_id, "public_key": public_key, "label": "device"}
         writes: list[Callable[[Any], Any]] = [
             self.secrets.passkey_writer(credential_id, account.account_id, count, now),
@@ -366,7 +397,7 @@ class Accounts:
         credential_id, public_key, count = self._registered(credential, data)
         account = self._fold(used[0])
         now = self._now()
-        session, start = self.secrets.session_writer(account.account_id, label, now)
+        session, start = self._session_writer(account.account_id, label, now)
         ended = self.secrets.end_sessions_writer(account.account_id)
         events: list[dict] = [
             {"type": model.RECOVERY_CODE_USED, "left": used[1]},
@@ -408,9 +439,45 @@ class Accounts:
             self.secrets.end_sessions_writer(account.account_id),
             self.secrets.end_api_tokens_writer(account.account_id),
         ]
-        count = len(self.secrets.sessions(account.account_id))
+        count = len(self._sessions(account.account_id))
         self._append(account, [{"type": model.SIGNED_OUT_EVERYWHERE, "sessions": count}], _all(writes))
         return count, list(account.links)
+
+    def sign_out_device(self, session: Optional[str], ref: str) -> bool:
+        """End one session of the account, named by its public reference (the account page's list of
+        devices: a lost or borrowed one), from a signed-in device (never an API token); recorded as
+        `signed_out_device`. True when it was this device's own session. NotFound: the account has
+        no live session of that reference."""
+        account = self._signed_in(session, device=True)
+        live = {found["id"]: found for found in self._sessions(account.account_id)}
+        write = self.secrets.end_session_writer(account.account_id, str(ref)) if str(ref) in live else None
+        if write is None:
+            raise NotFound("no_such_session", "this account has no signed-in device of that id")
+        own = self.secrets.session(session)
+        event = {"type": model.SIGNED_OUT_DEVICE, "device": live[str(ref)]["device"]}
+        self._append(account, [event], write)
+        return own is not None and own[1] == str(ref)
+
+    def session_used(self, session: Optional[str]) -> None:
+        """Note that a session authorised a change now (at most every `seen_every` seconds; reads
+        are not noted: a read writes nothing). Its idle timeout counts from then."""
+        if not session or session.startswith(API_TOKEN_PREFIX):
+            return
+        found = self.secrets.session(session)
+        if found is None or not self._live(found[2], found[3]):
+            return
+        now = self.clock.now()
+        if (now - parse(found[3] or found[2])).total_seconds() >= self.limits.seen_every:
+            self.secrets.session_seen(session, found[0], iso(now))
+
+    def _sessions(self, account_id: str, session: Optional[str] = None) -> list[dict]:
+        """The account's live sessions: public id, device label, signed in, last used, this one."""
+        own = self.secrets.session(session) if session else None
+        return [
+            {"id": ref, "device": label, "since": made, "last_used": seen, "current": own is not None and own[1] == ref}
+            for ref, label, made, seen in self.secrets.sessions(account_id)
+            if self._live(made, seen)
+        ]
 
     # -- API tokens for scripts (docs/API.md, "API tokens") ----------------------------------------
     def create_api_token(self, session: Optional[str], name: str) -> dict:
@@ -483,6 +550,12 @@ class Accounts:
         if events:
             self._append(account, events)
         return [{"match_id": e["match_id"], "seat": e["seat"]} for e in events]
+
+    def holds(self, session: Optional[str], match_id: str, seat: int) -> bool:
+        """Whether the account a session signs in holds this seat (OWNER: the owner's rights) of a
+        match: then its devices play it through the session, and no device needs a cookie of it."""
+        account = self.account_of(session)
+        return account is not None and (match_id, seat) in account.links
 
     def credential(self, session: Optional[str], match_id: str, owner: bool = False) -> Optional[str]:
         """A short-lived token for the signed-in account's seat (or owner right) in a match, None
@@ -567,7 +640,7 @@ class Accounts:
             "name": account.name,
             "since": account.opened_at,
             "passkeys": len(account.passkeys),
-            "sessions": [{"device": label, "since": at} for _, label, at in self.secrets.sessions(account.account_id)],
+            "sessions": self._sessions(account.account_id, session),
             "recovery_codes_left": account.recovery_codes,
             "api_tokens": [
                 {"id": ref, "name": name, "created": created, "last_used": used}

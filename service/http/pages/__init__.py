@@ -18,11 +18,13 @@ from engine import variants
 from engine.options import OptionError
 
 from ...model import room as rooms
+from ...model.accounts import OWNER
 from ...model.errors import NotFound
 from ...usecases.reads import pattern_names
 from ..problems import ApiError
 from ..routes.declare import is_owner_route
 from ..schemas import ViewQuerySchema
+from ..services import services
 from ..web import client, reads, service
 from . import accounts as account_pages, auth, common
 from ..links import invite_url
@@ -135,7 +137,8 @@ def player_page(player_id):
 # -- JSON helpers that set cookies --------------------------------------------------
 @blp.route("/web/matches", methods=["POST"])
 def create():
-    """Create a match from the home page; this browser keeps the owner token (HttpOnly cookie)."""
+    """Create a match from the home page; this browser keeps the owner token (an HttpOnly cookie),
+    or, signed in, its account does (`_keep`)."""
     _check_csrf()
     body = _body()
     options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
@@ -147,7 +150,7 @@ def create():
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     response = jsonify({"id": match_id, "invite_url": invite_url(match_id), "play": f"/play/{match_id}"})
-    _set(response, auth.owner_cookie(match_id), owner_token)
+    _keep(response, match_id, OWNER, owner_token)
     return response, 201
 
 
@@ -180,7 +183,8 @@ def play_now():
 
 @blp.route("/web/matches/<match_id>/join", methods=["POST"])
 def join(match_id):
-    """Take the next seat with a display name; the seat token goes into an HttpOnly cookie."""
+    """Take the next seat with a display name; the seat token goes into an HttpOnly cookie (signed
+    in: the account holds the seat instead, `_keep`)."""
     _check_csrf()
     body = _body()
     name = str(body.get("name", "")).strip()[:40] or "Player"
@@ -189,21 +193,32 @@ def join(match_id):
         raise ApiError(400, "invalid_body", "randomness must be 32 bytes as 64 lower-case hex digits")
     seat, token, _ = service().join(match_id, name, randomness, session=_session())
     response = jsonify({"seat": seat, "play": f"/play/{match_id}"})
-    _set(response, auth.seat_cookie(match_id), token)
+    _keep(response, match_id, seat, token)
     return response, 201
 
 
 @blp.route("/web/matches/<match_id>/claim", methods=["POST"])
 def claim(match_id):
-    """A play link's token (from its #fragment) moves into the HttpOnly seat cookie."""
+    """A play link's token (from its #fragment) moves into the HttpOnly seat cookie (signed in: the
+    account holds the seat instead, `_keep`)."""
     _check_csrf()
     token = str(_body().get("token", ""))
     seat = service().keep_seat(match_id, token, _session())  # signed in: the account's seat too
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
-    _set(response, auth.seat_cookie(match_id), token)
+    _keep(response, match_id, seat, token)
     return response
+
+
+def _keep(response: Response, match_id: str, seat: int, token: str) -> None:
+    """Where this browser keeps a seat (or, for OWNER, the owner right) it was just given:
+    signed in, the account holds it (the use case linked it) and the device plays it through its
+    session, so no cookie outlives the session (signing out everywhere ends the seat on a lost
+    device too); anonymous, an HttpOnly cookie."""
+    if services().accounts.holds(_session(), match_id, seat):
+        return
+    _set(response, (auth.owner_cookie if seat == OWNER else auth.seat_cookie)(match_id), token)
 
 
 @blp.route("/web/mine", methods=["GET"])

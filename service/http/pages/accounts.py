@@ -28,6 +28,16 @@ LIMIT = "RATE_LIMIT_ACCOUNT"
 
 def install(app: Flask) -> None:
     app.register_blueprint(blp)
+    app.after_request(_session_used)
+
+
+def _session_used(response: Response) -> Response:
+    """A change the session cookie authorised (a write answered below 400, on a page helper or the
+    API) is noted as the session's last use: its idle timeout counts from it (reads are not noted)."""
+    session = _session()
+    if session and request.method not in auth.SAFE_METHODS and response.status_code < 400:
+        services().accounts.session_used(session)
+    return response
 
 
 def delegate_for(app: Flask):
@@ -64,7 +74,8 @@ def _label() -> str:
 
 def _signed_in(signed: Any, **extra: Any) -> Response:
     response = jsonify({"signed_in": True, **extra})
-    common.set_cookie(response, auth.SESSION_COOKIE, signed.session)
+    lifetime = int(services().accounts.limits.lifetime)  # the browser forgets it when the server would refuse it
+    common.set_cookie(response, auth.SESSION_COOKIE, signed.session, max_age=min(lifetime, auth.MAX_AGE))
     return response
 
 
@@ -187,6 +198,15 @@ def sign_out_everywhere():
     common.check_csrf()
     ended, held = services().accounts.sign_out_everywhere(_session())
     return _signed_out(jsonify({"signed_in": False, "sessions_ended": ended}), held)
+
+
+@blp.route("/web/account/sessions/<session_id>/sign-out", methods=["POST"])
+def sign_out_device(session_id):
+    """End one signed-in device's session (by its id in the profile's list), from a signed-in device."""
+    common.check_csrf()
+    own = services().accounts.sign_out_device(_session(), session_id)
+    response = jsonify({"signed_out": True, "this_device": own})
+    return _signed_out(response, []) if own else response
 
 
 # -- seats, data ----------------------------------------------------------------------------------

@@ -25,9 +25,11 @@ def page(template: str, status: int = 200, **context) -> Response:
     return Response(html, status=status, mimetype="text/html")  # its security headers: service/http/headers.py
 
 
-def set_cookie(response: Response, name: str, value: str, *, http_only: bool = True) -> None:
+def set_cookie(
+    response: Response, name: str, value: str, *, http_only: bool = True, max_age: int = auth.MAX_AGE
+) -> None:
     response.set_cookie(
-        name, value, max_age=auth.MAX_AGE, path="/", httponly=http_only, samesite="Lax", secure=request.is_secure
+        name, value, max_age=max_age, path="/", httponly=http_only, samesite="Lax", secure=request.is_secure
     )
 
 
