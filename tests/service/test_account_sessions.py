@@ -76,13 +76,13 @@ def account_events(app, device: Device) -> list[dict]:
 # -- signing out one device from another -----------------------------------------------------------
 def test_devices_are_listed_by_a_public_id_and_this_one_is_marked(app, backend, clock):
     """Given an account signed in on a laptop and a phone, when the laptop reads its profile, then both
-    devices are listed with their label, when they signed in and a public id that is neither the
+    devices are listed with their label (browser and system), when they signed in and a public id that is neither the
     session's secret nor its stored MAC, and only the laptop's is marked as this device."""
     laptop = Device(app, agent="Linux")
     clock.advance(60)
-    phone = Device(app, laptop.passkey, agent="Android")
+    phone = Device(app, laptop.passkey, agent="Android 14; Mobile) Gecko/120.0 Firefox/120.0")
     listed = laptop.devices()
-    assert [(d["device"], d["current"]) for d in listed] == [("Linux", True), ("Android", False)]
+    assert [(d["device"], d["current"]) for d in listed] == [("Linux", True), ("Firefox on Android", False)]
     assert [d["current"] for d in phone.devices()] == [False, True]
     stored = {str(row[0]) for row in backend.sql("SELECT id FROM tf_sessions")}
     for found in listed:

@@ -5,6 +5,7 @@ browser's anonymous seats, delete the account; the account page is axe clean at 
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -205,4 +206,105 @@ def test_claim_anonymous_seats_then_delete_the_account(browser, base):  # noqa: 
     assert api(page, "GET", "/web/mine")["matches"] == []
     page.click("#sign-in")  # the passkey signs in nothing any more
     until(page, "() => document.getElementById('acct-error').textContent.length > 0")
+    context.close()
+
+
+def link_device(browser, laptop, base: str, viewport=PHONE):
+    """A second device of the laptop's account, signed in through a device link."""
+    laptop.goto(f"{base}/account")
+    laptop.click("#device-link")
+    until(laptop, "() => document.getElementById('link-url').value.length > 0")
+    link = laptop.input_value("#link-url")
+    context, page = device(browser, viewport)
+    page.goto(link)
+    page.click("#link-device")
+    shown(page, "#acct-name")
+    return context, page
+
+
+def test_a_device_signed_out_from_another_and_its_seat_with_it(browser, base, tmp_path):  # noqa: F811
+    """Given an account on a laptop and a phone, and a match the phone joined while signed in (no seat
+    cookie: the account holds the seat), when the laptop presses the Sign out button of the phone's
+    row in its list of devices, then the phone's reload shows it signed out and it no longer reaches
+    the seat, while the laptop stays signed in with one device listed, marked as this one."""
+    shots = Shots(tmp_path)
+    laptop_context, laptop = device(browser)
+    sign_up(laptop, base, "Ada Lovelace")
+    phone_context, phone = link_device(browser, laptop, base)
+    made = api(phone, "POST", "/web/matches", {"variant": "hanshan", "options": {"hands": 1}})
+    match_id = made["id"]
+    api(phone, "POST", f"/web/matches/{match_id}/join", {"name": "Ada"})
+    names = {cookie["name"] for cookie in phone_context.cookies()}
+    assert f"tfs_{match_id}" not in names and f"tfo_{match_id}" not in names  # the account's, not a cookie's
+    assert status(phone, f"/api/matches/{match_id}/view") == 200
+
+    laptop.goto(f"{base}/account")
+    until(laptop, "() => document.querySelectorAll('#sessions li').length === 2")
+    assert laptop.locator("#sessions li .here").count() == 1  # this device, marked, with no button
+    button = laptop.get_by_role("button", name=re.compile(r"^退出 Sign out: .+ signed in "))
+    assert button.count() == 1  # the other device's only
+    for size in (WIDE, PHONE):
+        laptop.set_viewport_size(size)
+        no_serious(laptop)
+        assert laptop.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    laptop.locator("#sessions-h").scroll_into_view_if_needed()
+    shots.take(laptop, "account-devices")
+    button.click()
+    until(laptop, "() => document.querySelectorAll('#sessions li').length === 1")
+    assert laptop.locator("#sessions li .here").count() == 1
+
+    phone.reload()
+    shown(phone, "#sign-up")  # the phone's next request is signed out
+    assert status(phone, "/web/account") == 401
+    assert status(phone, f"/api/matches/{match_id}/view") in (401, 403)
+    assert api(phone, "GET", "/web/mine")["matches"] == []
+    assert status(laptop, "/web/account") == 200
+    assert [m["id"] for m in api(laptop, "GET", "/web/mine")["matches"]] == [match_id]
+    for context in (laptop_context, phone_context):
+        context.close()
+
+
+def bearer(page, token: str, path: str) -> int:
+    """What a script holding `token` is answered (no cookie: credentials omitted)."""
+    return page.evaluate(
+        """async ([t, p]) => (await fetch(p, {credentials: "omit", headers: {Authorization: `Bearer ${t}`}})).status""",
+        [token, path],
+    )
+
+
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_an_api_token_is_made_shown_once_listed_and_revoked_on_the_account_page(browser, base, tmp_path, size):  # noqa: F811
+    """Given a signed-in device at phone size (390x844) or laptop size, when the player names a token
+    and presses Create token, then it is shown once (with a Copy button) and listed by name with when
+    it was made and never used; a script holding it reads the account; when the player presses its
+    Revoke button, then it leaves the list and the script is refused. The page stays axe clean and
+    never scrolls sideways."""
+    viewport = PHONE if size == "phone" else WIDE
+    shots = Shots(tmp_path)
+    context, page = device(browser, viewport)
+    sign_up(page, base, "Grace Hopper")
+    page.set_viewport_size(viewport)
+    until(page, "() => document.querySelectorAll('#sessions li').length === 1")
+    page.get_by_role("textbox", name=re.compile("Token name")).fill("nightly export")
+    page.get_by_role("button", name=re.compile("Create token")).click()
+    until(page, "() => !document.getElementById('token-made').hidden")
+    token = page.input_value("#token-value")
+    assert token.startswith("tfa1_")
+    until(page, "() => document.querySelectorAll('#tokens li').length === 1")
+    row = page.inner_text("#tokens li")
+    assert "nightly export" in row and "never used" in row and token not in page.inner_text("#tokens")
+    assert page.get_by_role("button", name=re.compile("Copy")).count() >= 1
+    assert bearer(page, token, "/api/account") == 200
+    no_serious(page)
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    if size == "phone":
+        page.locator("#tokens-h").scroll_into_view_if_needed()
+        shots.take(page, "account-tokens")
+    page.reload()  # shown once: never again
+    until(page, "() => document.querySelectorAll('#tokens li').length === 1")
+    assert page.locator("#token-made").is_hidden() and token not in page.content()
+    page.get_by_role("button", name="吊销 Revoke: nightly export").click()
+    until(page, "() => document.querySelectorAll('#tokens li').length === 0")
+    assert bearer(page, token, "/api/account") == 401
+    no_serious(page)
     context.close()

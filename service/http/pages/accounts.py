@@ -65,11 +65,16 @@ def _origin() -> Optional[str]:
 
 
 def _label() -> str:
+    """The device's label in the account's list of sessions: its browser and system, as its
+    User-Agent names them (e.g. "Firefox on Android"); the player tells devices apart by it."""
     agent = request.headers.get("User-Agent", "")
-    for name in ("Android", "iPhone", "iPad", "Windows", "Macintosh", "Linux", "CrOS"):
-        if name in agent:
-            return name
-    return "browser"
+    system = next((n for n in ("Android", "iPhone", "iPad", "Windows", "Macintosh", "CrOS", "Linux") if n in agent), "")
+    browser = next((name for key, name in _BROWSERS if key in agent), "")
+    return f"{browser} on {system}" if browser and system else system or browser or "browser"
+
+
+#: (what a User-Agent holds, the browser's name), the first found wins (Edge's and Chrome's name Safari too)
+_BROWSERS = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
 
 
 def _signed_in(signed: Any, **extra: Any) -> Response:

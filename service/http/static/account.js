@@ -1,5 +1,6 @@
 /* The account page: passkey ceremonies (WebAuthn through the browser's JSON helpers), recovery
-   codes shown once, claiming this browser's seats, sessions, export and deletion (docs/WEB.md). */
+   codes shown once, claiming this browser's seats, the signed-in devices (one signed out from
+   here), API tokens (made, shown once, revoked), export and deletion (docs/WEB.md). */
 (function () {
   "use strict";
   const { api, el, toast } = window.TF;
@@ -18,11 +19,12 @@
   function showCodes(codes) {
     sessionStorage.setItem("tf-codes", JSON.stringify(codes));  // shown once, on the page that follows
   }
+  async function runNow(button, work) {
+    clearError(); button.disabled = true;
+    try { await work(); } catch (e) { fail(e); } finally { button.disabled = false; }
+  }
   function run(button, work) {
-    button.addEventListener("click", async (event) => {
-      event.preventDefault(); clearError(); button.disabled = true;
-      try { await work(); } catch (e) { fail(e); } finally { button.disabled = false; }
-    });
+    button.addEventListener("click", (event) => { event.preventDefault(); runNow(button, work); });
   }
   if (!signedIn) {
     const link = new URLSearchParams(location.hash.slice(1)).get("link");
@@ -63,9 +65,35 @@
       el("li", { text: `剩余恢复码 recovery codes left: ${p.recovery_codes_left}` }),
       el("li", { text: `座位 seats: ${p.seats.filter((s) => s.seat >= 0).length}` }),
       el("li", {}, el("a", { href: `/players/${encodeURIComponent(p.id)}`, id: "profile-link" }, "我的战绩 ",
-        el("small", { text: "my profile: ratings and figures" }))),
-      el("li", {}, `登录的设备 signed-in devices: ${p.sessions.length}`,
-        el("ul", { class: "sessions" }, p.sessions.map((s) => el("li", { text: `${s.device} · ${s.since.slice(0, 16).replace("T", " ")}` })))));
+        el("small", { text: "my profile: ratings and figures" }))));
+    listSessions(p.sessions);
+    listTokens(p.api_tokens);
+  }
+  const when = (iso) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+  function listSessions(sessions) {  // this device marked; every other one with its own Sign out button
+    $("sessions").replaceChildren(...sessions.map((s) => {
+      const said = `${s.device}, 登录于 signed in ${when(s.since)}`;
+      return el("li", { class: "device", dataset: { session: s.id } },
+        el("span", { class: "what" }, el("strong", { text: s.device }), ` · 登录于 signed in ${when(s.since)}`,
+          s.last_used ? ` · 最近使用 last used ${when(s.last_used)}` : ""),
+        s.current
+          ? el("span", { class: "here" }, "本设备 ", el("small", { text: "this device" }))
+          : el("button", { type: "button", class: "device-sign-out", "aria-label": `退出 Sign out: ${said}`,
+            onclick: (event) => runNow(event.currentTarget, async () => {
+              await api("POST", `/web/account/sessions/${encodeURIComponent(s.id)}/sign-out`, {});
+              toast(`已退出 signed out: ${s.device}`); await facts();
+            }) }, "退出 ", el("small", { text: "Sign out" })));
+    }));
+  }
+  function listTokens(tokens) {
+    $("tokens").replaceChildren(...tokens.map((t) => el("li", { class: "token", dataset: { token: t.id } },
+      el("span", { class: "what" }, el("strong", { text: t.name }), ` · 创建 made ${when(t.created)} · `,
+        t.last_used ? `最近使用 last used ${when(t.last_used)}` : "未用过 never used"),
+      el("button", { type: "button", class: "token-revoke", "aria-label": `吊销 Revoke: ${t.name}`,
+        onclick: (event) => runNow(event.currentTarget, async () => {
+          await api("POST", `/web/account/tokens/${encodeURIComponent(t.id)}/revoke`, {});
+          toast(`已吊销 revoked: ${t.name}`); await facts();
+        }) }, "吊销 ", el("small", { text: "Revoke" })))));
   }
   const codes = sessionStorage.getItem("tf-codes");
   function listCodes(found) {
@@ -88,6 +116,19 @@
     const done = await api("POST", "/web/account/device-link", {});
     $("link-url").value = `${location.origin}/account#link=${done.code}`;
     $("link-box").hidden = false; $("link-url").select();
+  });
+  $("token-form").addEventListener("submit", (e) => e.preventDefault());
+  run($("token-create"), async () => {  // shown once: the server keeps only its MAC
+    const name = $("token-name").value.trim();
+    if (!name) { $("token-name").focus(); throw new Error("请填写令牌名称 Name the token"); }
+    const made = await api("POST", "/web/account/tokens", { name });
+    $("token-value").value = made.token; $("token-made").hidden = false; $("token-name").value = "";
+    $("token-value").select(); await facts();
+  });
+  run($("token-copy"), async () => {
+    $("token-value").select();
+    try { await navigator.clipboard.writeText($("token-value").value); } catch (e) { document.execCommand("copy"); }
+    toast("已复制 copied");
   });
   run($("renew-codes"), async () => {
     const done = await api("POST", "/web/account/recovery-codes", {});
