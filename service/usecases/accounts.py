@@ -551,12 +551,6 @@ class Accounts:
             self._append(account, events)
         return [{"match_id": e["match_id"], "seat": e["seat"]} for e in events]
 
-    def holds(self, session: Optional[str], match_id: str, seat: int) -> bool:
-        """Whether the account a session signs in holds this seat (OWNER: the owner's rights) of a
-        match: then its devices play it through the session, and no device needs a cookie of it."""
-        account = self.account_of(session)
-        return account is not None and (match_id, seat) in account.links
-
     def credential(self, session: Optional[str], match_id: str, owner: bool = False) -> Optional[str]:
         """A short-lived token for the signed-in account's seat (or owner right) in a match, None
         when it holds none there (or the seat was re-invited since it was linked)."""

@@ -135,6 +135,32 @@ class MatchService:
         `deadline_seconds` (correspondence play: time per decision) and `claim_seconds` (the time to
         answer a claim or rob window, instead of the move deadline) go into its match_created event.
         """
+        match_id, owner_token, _ = self._create(variant, options, deadline_seconds, claim_seconds, session)
+        return match_id, owner_token, self.repo.load(match_id)
+
+    def create_in_browser(
+        self,
+        variant: str,
+        options: Optional[dict],
+        deadline_seconds: Optional[int],
+        claim_seconds: Optional[int],
+        session: Optional[str],
+    ) -> tuple[str, Optional[str]]:
+        """`create` from a page: (id, the owner token for the browser's cookie), the token None when
+        the signed-in account holds the owner right (the device uses it through its session, so no
+        cookie outlives the session: docs/WEB.md, "Accounts")."""
+        match_id, owner_token, held = self._create(variant, options, deadline_seconds, claim_seconds, session)
+        return match_id, None if held else owner_token
+
+    def _create(
+        self,
+        variant: str,
+        options: Optional[dict],
+        deadline_seconds: Optional[int],
+        claim_seconds: Optional[int],
+        session: Optional[str],
+    ) -> tuple[str, str, bool]:
+        """(id, owner token, whether the session's account now holds the owner right)."""
         normalised = normalise(variant, options)
         match_id, owner_token = rooms.new_match_id(), rooms.new_token()
         created: rooms.MatchCreated = {
@@ -150,14 +176,16 @@ class MatchService:
             created["claim_seconds"] = claim_seconds
         owner = self.tokens.writer(stream_of(match_id), OWNER, owner_token, self.now())
         self.repo.append(match_id, 0, [{"type": rooms.MATCH_CREATED, **created}], effects=Effects(writes=(owner,)))
-        self._keep(session, match_id, OWNER, owner_token, "created")
-        return match_id, owner_token, self.repo.load(match_id)
+        return match_id, owner_token, self._keep(session, match_id, OWNER, owner_token, "created")
 
-    def _keep(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> None:
+    def _keep(self, session: Optional[str], match_id: str, seat: int, token: str, how: str) -> bool:
         """With a signed-in browser's session, record the seat (or owner right) as its account's
-        (service/usecases/accounts.py); a session that signs nothing in changes nothing."""
+        (service/usecases/accounts.py); a session that signs nothing in changes nothing. Whether
+        the account holds it now."""
         if session and self.accounts is not None and self.accounts.account_of(session) is not None:
             self.accounts.link(session, match_id, seat, token, how)
+            return True
+        return False
 
     def join(
         self, match_id: str, name: str, randomness: Optional[str] = None, session: Optional[str] = None
@@ -165,10 +193,25 @@ class MatchService:
         """Take the next free seat; returns (seat, seat token, match after bots/deal). `randomness`
         (64 hex digits) is the seat's part of every hand's wall (G-11 joint walls); `session`: a
         signed-in browser's, whose account then holds the seat."""
+        seat, token, _ = self._join(match_id, name, randomness, session)
+        return seat, token, self.advance(match_id)
+
+    def join_in_browser(
+        self, match_id: str, name: str, randomness: Optional[str], session: Optional[str]
+    ) -> tuple[int, Optional[str]]:
+        """`join` from a page: (seat, the seat token for the browser's cookie), the token None when
+        the signed-in account holds the seat (the device plays it through its session, so no cookie
+        outlives the session: signing out everywhere ends it on a lost device too)."""
+        seat, token, held = self._join(match_id, name, randomness, session)
+        self.advance(match_id)
+        return seat, None if held else token
+
+    def _join(
+        self, match_id: str, name: str, randomness: Optional[str], session: Optional[str]
+    ) -> tuple[int, str, bool]:
         token = rooms.new_token()
         seat = self._take_seat(match_id, name, bot=False, token=token, randomness=randomness)
-        self._keep(session, match_id, seat, token, "joined")
-        return seat, token, self.advance(match_id)
+        return seat, token, self._keep(session, match_id, seat, token, "joined")
 
     def play_now(
         self, variant: str, options: Optional[dict], name: str, session: Optional[str], randomness: Optional[str] = None
@@ -201,12 +244,13 @@ class MatchService:
         seat, token, loaded = self.join(match_id, name, randomness, session=session)
         return PlayNow(match_id, seat, token, owner_token), loaded
 
-    def keep_seat(self, match_id: str, token: str, session: Optional[str]) -> Optional[int]:
-        """The seat a play link's token holds (None: none), recorded as the signed-in account's."""
+    def keep_seat(self, match_id: str, token: str, session: Optional[str]) -> tuple[Optional[int], bool]:
+        """The seat a play link's token holds (None: none), recorded as the signed-in account's, and
+        whether that account holds it now (then the browser keeps no cookie of it)."""
         seat = seat_in(self.tokens, self.repo.load(match_id), token)
-        if seat is not None:
-            self._keep(session, match_id, seat, token, "claimed")
-        return seat
+        if seat is None:
+            return None, False
+        return seat, self._keep(session, match_id, seat, token, "claimed")
 
     def add_bots(
         self,

@@ -18,13 +18,11 @@ from engine import variants
 from engine.options import OptionError
 
 from ...model import room as rooms
-from ...model.accounts import OWNER
 from ...model.errors import NotFound
 from ...usecases.reads import pattern_names
 from ..problems import ApiError
 from ..routes.declare import is_owner_route
 from ..schemas import ViewQuerySchema
-from ..services import services
 from ..web import client, reads, service
 from . import accounts as account_pages, auth, common
 from ..links import invite_url
@@ -144,13 +142,13 @@ def create():
     options: dict[str, Any] = body["options"] if isinstance(body.get("options"), dict) else {}
     deadline, claim = _times(body.get("deadline_seconds"), body.get("claim_seconds"))
     try:
-        match_id, owner_token, _ = service().create(
-            str(body.get("variant", "")), options, deadline_seconds=deadline, claim_seconds=claim, session=_session()
+        match_id, owner_token = service().create_in_browser(
+            str(body.get("variant", "")), options, deadline, claim, _session()
         )
     except OptionError as exc:
         raise ApiError(400, "invalid_option", str(exc)) from None
     response = jsonify({"id": match_id, "invite_url": invite_url(match_id), "play": f"/play/{match_id}"})
-    _keep(response, match_id, OWNER, owner_token)
+    _keep(response, auth.owner_cookie(match_id), owner_token)
     return response, 201
 
 
@@ -191,9 +189,9 @@ def join(match_id):
     randomness = body.get("randomness")  # the page's part of the walls (crypto.getRandomValues)
     if randomness is not None and (not isinstance(randomness, str) or RANDOMNESS_TEXT.fullmatch(randomness) is None):
         raise ApiError(400, "invalid_body", "randomness must be 32 bytes as 64 lower-case hex digits")
-    seat, token, _ = service().join(match_id, name, randomness, session=_session())
+    seat, token = service().join_in_browser(match_id, name, randomness, _session())
     response = jsonify({"seat": seat, "play": f"/play/{match_id}"})
-    _keep(response, match_id, seat, token)
+    _keep(response, auth.seat_cookie(match_id), token)
     return response, 201
 
 
@@ -203,22 +201,21 @@ def claim(match_id):
     account holds the seat instead, `_keep`)."""
     _check_csrf()
     token = str(_body().get("token", ""))
-    seat = service().keep_seat(match_id, token, _session())  # signed in: the account's seat too
+    seat, held = service().keep_seat(match_id, token, _session())  # signed in: the account's seat instead
     if seat is None:
         raise ApiError(403, "invalid_token", "this link's seat token no longer works: ask the owner for a fresh invite")
     response = jsonify({"seat": seat})
-    _keep(response, match_id, seat, token)
+    _keep(response, auth.seat_cookie(match_id), None if held else token)
     return response
 
 
-def _keep(response: Response, match_id: str, seat: int, token: str) -> None:
-    """Where this browser keeps a seat (or, for OWNER, the owner right) it was just given:
-    signed in, the account holds it (the use case linked it) and the device plays it through its
-    session, so no cookie outlives the session (signing out everywhere ends the seat on a lost
-    device too); anonymous, an HttpOnly cookie."""
-    if services().accounts.holds(_session(), match_id, seat):
-        return
-    _set(response, (auth.owner_cookie if seat == OWNER else auth.seat_cookie)(match_id), token)
+def _keep(response: Response, cookie: str, token: Optional[str]) -> None:
+    """Keep a seat's (or the owner's) token this browser was just given in its HttpOnly cookie;
+    None: the signed-in account holds it (the use case linked it) and the device plays it through
+    its session, so no cookie outlives the session (signing out everywhere ends it on a lost device
+    too)."""
+    if token is not None:
+        _set(response, cookie, token)
 
 
 @blp.route("/web/mine", methods=["GET"])
