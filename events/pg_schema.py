@@ -17,7 +17,7 @@ from .side_tables import (
     KEYED_STEP,
     LEASES_DDL,
     PUSH_DDL,
-    SESSION_SEEN_DDL,
+    SESSION_DEVICE_DDL,
     TOKENS_DDL,
 )
 
@@ -167,7 +167,9 @@ MIGRATIONS = (
     Migration(5, "accounts: passkeys, sessions, recovery codes, challenges, sealing keys", True, _run(ACCOUNTS_DDL)),
     Migration(6, "accounts' Web Push subscriptions (tf_push)", True, _run(PUSH_DDL)),
     Migration(7, "accounts' API tokens (tf_api_tokens)", True, _run(API_TOKENS_DDL)),
-    Migration(8, "when each account session was last used (tf_session_seen)", True, _run(SESSION_SEEN_DDL)),
+    Migration(
+        8, "what belongs to an account session: its last use, its push subscription", True, _run(SESSION_DEVICE_DDL)
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 

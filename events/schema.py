@@ -16,7 +16,7 @@ from .side_tables import (
     KEYED_STEP,
     LEASES_DDL,
     PUSH_DDL,
-    SESSION_SEEN_DDL,
+    SESSION_DEVICE_DDL,
     TOKENS_DDL,
 )
 
@@ -111,8 +111,8 @@ def _api_tokens(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def _session_seen(conn: sqlite3.Connection) -> None:
-    for statement in SESSION_SEEN_DDL:
+def _session_device(conn: sqlite3.Connection) -> None:
+    for statement in SESSION_DEVICE_DDL:
         conn.execute(statement)
 
 
@@ -123,7 +123,7 @@ MIGRATIONS = (
     Migration(4, "accounts: passkeys, sessions, recovery codes, challenges, sealing keys", True, _accounts),
     Migration(5, "accounts' Web Push subscriptions (tf_push)", True, _push),
     Migration(6, "accounts' API tokens (tf_api_tokens)", True, _api_tokens),
-    Migration(7, "when each account session was last used (tf_session_seen)", True, _session_seen),
+    Migration(7, "what belongs to an account session: its last use, its push subscription", True, _session_device),
 )
 LATEST = MIGRATIONS[-1].version
 V1_TABLES = ("events", "stream_heads", "snapshots", "idempotency", "outbox", "meta", "tf_decisions", "tf_webhooks")

@@ -114,13 +114,20 @@ API_TOKENS_DDL = [
     "CREATE INDEX IF NOT EXISTS tf_api_tokens_account ON tf_api_tokens (account)",
 ]
 
-#: when an account's session last authorised a change (service/infra/account_secrets.py): the idle
-#: timeout counts from it (or from the sign-in, before any); a table of its own so the migration
-#: only creates (online), never alters the sessions' table in use
-SESSION_SEEN_DDL = [
+#: what belongs to one session of an account (service/infra/account_secrets.py), in tables of their
+#: own so the migration only creates (online), never alters a table in use: when the session last
+#: authorised a change (the idle timeout counts from it, or from the sign-in before any), and which
+#: Web Push subscription its device made (ended with the session)
+SESSION_DEVICE_DDL = [
     """CREATE TABLE IF NOT EXISTS tf_session_seen (
         id        TEXT PRIMARY KEY,
         account   TEXT NOT NULL,
         last_seen TEXT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS tf_session_seen_account ON tf_session_seen (account)",
+    """CREATE TABLE IF NOT EXISTS tf_push_session (
+        id      TEXT PRIMARY KEY,
+        account TEXT NOT NULL,
+        session TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS tf_push_session_session ON tf_push_session (session)",
+    "CREATE INDEX IF NOT EXISTS tf_push_session_account ON tf_push_session (account)",
 ]

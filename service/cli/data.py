@@ -179,6 +179,7 @@ def _service_tables() -> list[Any]:
         SideTable("tf_passkeys", ("credential",), ("credential", "account", "sign_count", "created_at")),
         SideTable("tf_sessions", ("id",), ("id", "account", "label", "created_at")),
         SideTable("tf_session_seen", ("id",), ("id", "account", "last_seen")),
+        SideTable("tf_push_session", ("id",), ("id", "account", "session")),
         SideTable("tf_api_tokens", ("id",), ("id", "ref", "account", "name", "created_at", "last_used")),
         SideTable("tf_recovery", ("verifier",), ("verifier", "account", "created_at")),
         SideTable("tf_push", ("id",), ("id", "account", "subscription", "created_at")),

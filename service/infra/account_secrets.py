@@ -6,6 +6,7 @@ under the key directory's `account-secret` key (outside the database).
   signed in; signing out (here, or another device by the session's public reference, a keyed MAC
   of the row's id) deletes the row, signing out everywhere deletes every row of the account.
   `tf_session_seen`: when a session last authorised a change (the idle timeout counts from it).
+  `tf_push_session`: which session's device made a push subscription (it ends with the session).
 * `tf_recovery`: a recovery code's MAC; using the code deletes its row (one statement, so a code
   works once even when two requests race).
 * `tf_challenges`: a WebAuthn challenge's MAC, its purpose and what it was issued for; taken once
@@ -173,8 +174,15 @@ class AccountSecrets:
             [account, made_before, used_before],
         ).fetchall()
         for (sid,) in rows:
-            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
-            conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid])
+            AccountSecrets._end(conn, sid)
+
+    @staticmethod
+    def _end(conn: Any, sid: str) -> int:
+        """Delete a session's row, its last use and its device's push subscription; how many sessions."""
+        conn.execute("DELETE FROM tf_push WHERE id IN (SELECT id FROM tf_push_session WHERE session = ?)", [sid])
+        conn.execute("DELETE FROM tf_push_session WHERE session = ?", [sid])
+        conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
+        return int(conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid]).rowcount)
 
     def session_ref(self, sid: str) -> str:
         """A session's public reference (to list it and sign it out by): a keyed MAC of its row id,
@@ -225,12 +233,7 @@ class AccountSecrets:
 
     def end_session(self, secret: str) -> None:
         sid = self.mac("session", secret)
-
-        def write(conn: Any) -> None:
-            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
-            conn.execute("DELETE FROM tf_sessions WHERE id = ?", [sid])
-
-        self.store.write(write)
+        self.store.write(lambda conn: self._end(conn, sid))
 
     def end_session_writer(self, account: str, ref: str) -> Optional[Callable[[Any], int]]:
         """write(conn) ending the account's session of this reference (how many ended: 0 when it
@@ -240,13 +243,7 @@ class AccountSecrets:
         if not found:
             return None
         sid = found[0]
-
-        def write(conn: Any) -> int:
-            conn.execute("DELETE FROM tf_session_seen WHERE id = ?", [sid])
-            sql = "DELETE FROM tf_sessions WHERE id = ? AND account = ?"
-            return int(conn.execute(sql, [sid, account]).rowcount)
-
-        return write
+        return lambda conn: self._end(conn, sid)
 
     def end_sessions_writer(self, account: str) -> Callable[[Any], int]:
         """write(conn) ending every session of the account, and every device's push subscription
@@ -254,6 +251,7 @@ class AccountSecrets:
 
         def write(conn: Any) -> int:
             conn.execute("DELETE FROM tf_push WHERE account = ?", [account])
+            conn.execute("DELETE FROM tf_push_session WHERE account = ?", [account])
             conn.execute("DELETE FROM tf_session_seen WHERE account = ?", [account])
             return int(conn.execute("DELETE FROM tf_sessions WHERE account = ?", [account]).rowcount)
 
@@ -371,35 +369,55 @@ class AccountSecrets:
         return result
 
     # -- Web Push subscriptions ----------------------------------------------------------------
-    def push_add(self, account: str, subscription: dict, now: str, keep: int) -> None:
+    def push_add(self, account: str, subscription: dict, now: str, keep: int, session: Optional[str] = None) -> None:
         """Record a device's subscription for the account (again: replaced), keeping the `keep`
-        newest of the account's."""
+        newest of the account's; made by a session (its secret), it ends with that session."""
         sid = self.mac("push", str(subscription["endpoint"]))
         sealed = self.seal(account, json.dumps(subscription, sort_keys=True))
+        by = self.mac("session", session) if session and not session.startswith(API_TOKEN_PREFIX) else None
 
         def write(conn: Any) -> None:
             conn.execute("DELETE FROM tf_push WHERE id = ?", [sid])
+            conn.execute("DELETE FROM tf_push_session WHERE id = ?", [sid])
             conn.execute(
                 "INSERT INTO tf_push (id, account, subscription, created_at) VALUES (?, ?, ?, ?)",
                 [sid, account, sealed, now],
             )
+            if by is not None:
+                conn.execute("INSERT INTO tf_push_session (id, account, session) VALUES (?, ?, ?)", [sid, account, by])
             rows = conn.execute(
                 "SELECT id FROM tf_push WHERE account = ? ORDER BY created_at DESC, id", [account]
             ).fetchall()
             for (old,) in rows[keep:]:
                 conn.execute("DELETE FROM tf_push WHERE id = ?", [old])
+                conn.execute("DELETE FROM tf_push_session WHERE id = ?", [old])
 
         self.store.write(write)
 
     def push_remove(self, account: str, endpoint: str) -> bool:
         """Forget one device's subscription of the account; False when it had none by that endpoint."""
         sid = self.mac("push", endpoint)
-        sql = "DELETE FROM tf_push WHERE id = ? AND account = ?"
-        return bool(self.store.write(lambda conn: conn.execute(sql, [sid, account]).rowcount) == 1)
 
-    def push_subscriptions(self, account: str) -> list[dict]:
-        """The account's subscriptions, opened (oldest first)."""
-        rows = self.store.query("SELECT subscription FROM tf_push WHERE account = ? ORDER BY created_at, id", [account])
+        def write(conn: Any) -> int:
+            conn.execute("DELETE FROM tf_push_session WHERE id = ? AND account = ?", [sid, account])
+            return int(conn.execute("DELETE FROM tf_push WHERE id = ? AND account = ?", [sid, account]).rowcount)
+
+        return bool(self.store.write(write) == 1)
+
+    def push_subscriptions(self, account: str, live: Optional[tuple[str, str]] = None) -> list[dict]:
+        """The account's subscriptions, opened (oldest first); `live`: (made before, last used
+        before) cut-offs: a subscription whose session has expired is left out (its rows go when
+        the account next signs in)."""
+        sql = (
+            "SELECT p.subscription FROM tf_push p LEFT JOIN tf_push_session ps ON ps.id = p.id"
+            " LEFT JOIN tf_sessions s ON s.id = ps.session LEFT JOIN tf_session_seen n ON n.id = s.id"
+            " WHERE p.account = ?"
+        )
+        params: list[Any] = [account]
+        if live is not None:
+            sql += " AND (ps.id IS NULL OR (s.created_at >= ? AND COALESCE(n.last_seen, s.created_at) >= ?))"
+            params += list(live)
+        rows = self.store.query(sql + " ORDER BY p.created_at, p.id", params)
         opened = [self.open(account, row[0]) for row in rows]
         return [json.loads(text) for text in opened if text]
 
@@ -420,6 +438,7 @@ class AccountSecrets:
                 "tf_api_tokens",
                 "tf_recovery",
                 "tf_push",
+                "tf_push_session",
                 "tf_account_keys",
             ):
                 conn.execute(f"DELETE FROM {table} WHERE account = ?", [account])

@@ -140,18 +140,18 @@ class Accounts:
             raise Forbidden("needs_session", "only a device signed in with its passkey may do this, not an API token")
         return account
 
-    def _cutoffs(self) -> tuple[str, str]:
+    def cutoffs(self) -> tuple[str, str]:
         """(made before, last used before): a session past either has expired."""
         now = self.clock.now()
         return iso(now - timedelta(seconds=self.limits.lifetime)), iso(now - timedelta(seconds=self.limits.idle))
 
     def _live(self, made: str, seen: Optional[str]) -> bool:
-        made_before, used_before = self._cutoffs()
+        made_before, used_before = self.cutoffs()
         return made >= made_before and (seen or made) >= used_before
 
     def _session_writer(self, account_id: str, label: str, now: str) -> tuple[str, Callable[[Any], None]]:
         """A new session of the account (its secret, its write), the account's expired ones swept."""
-        return self.secrets.session_writer(account_id, label, now, self._cutoffs())
+        return self.secrets.session_writer(account_id, label, now, self.cutoffs())
 
     def account_of(self, session: Optional[str]) -> Optional[Account]:
         """The account a session cookie signs in, None for none (signed out, ended, deleted)."""

@@ -51,7 +51,8 @@ class Push:
         return account.account_id
 
     def subscribe(self, session: Optional[str], subscription: Any) -> None:
-        """Keep this device's PushSubscription with the signed-in account."""
+        """Keep this device's PushSubscription with the signed-in account, and with this device's
+        session: signing it out (here, from another device, everywhere) or its expiry ends it."""
         account = self._account(session)
         why = check_subscription(subscription, self.sender.allow_private)
         if why:
@@ -60,7 +61,7 @@ class Push:
             "endpoint": subscription["endpoint"],
             "keys": {"p256dh": subscription["keys"]["p256dh"], "auth": subscription["keys"]["auth"]},
         }
-        self.secrets.push_add(account, kept, iso(self.accounts.clock.now()), DEVICES)
+        self.secrets.push_add(account, kept, iso(self.accounts.clock.now()), DEVICES, session)
 
     def unsubscribe(self, session: Optional[str], endpoint: Any) -> bool:
         """Forget this device's subscription (False: the account had none by that endpoint)."""
@@ -93,7 +94,7 @@ class Push:
         account = self.seats.current(str(notice["match"])).get(int(notice["seat"]))
         if account is None:
             return None
-        devices = self.secrets.push_subscriptions(account)
+        devices = self.secrets.push_subscriptions(account, self.accounts.cutoffs())  # expired sessions' left out
         if not devices:
             return None
         data = self.payload(str(notice["push"]), str(notice["match"]))

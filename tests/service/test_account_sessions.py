@@ -7,6 +7,8 @@ out everywhere ends it on a lost device too. A software passkey stands in for th
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from service.app import create_app
@@ -230,3 +232,37 @@ def test_a_seat_joined_signed_out_still_gets_its_cookie(app):
     match_id = made.get_json()["id"]
     browser.post(f"/web/matches/{match_id}/join", json={"name": "Bo"}, headers={"X-CSRF-Token": csrf})
     assert browser.get_cookie(f"tfs_{match_id}").http_only and browser.get_cookie(f"tfo_{match_id}").http_only
+
+
+# -- a device's push subscription ends with its session ---------------------------------------------
+def subscription(endpoint: str) -> dict:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    public = ec.generate_private_key(ec.SECP256R1()).public_key()
+    point = public.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    b64 = lambda data: base64.urlsafe_b64encode(data).decode().rstrip("=")  # noqa: E731
+    return {"endpoint": endpoint, "keys": {"p256dh": b64(point), "auth": b64(bytes(16))}}
+
+
+def test_a_devices_push_subscription_ends_with_its_session(app, clock):
+    """Given a laptop and a phone each subscribed to Web Push, when the laptop signs the phone out,
+    then the phone's subscription is gone and the laptop's stays; when the laptop's session expires,
+    then its subscription is no longer sent to, and the sign-in that follows sweeps it."""
+    laptop = Device(app)
+    phone = Device(app, laptop.passkey, agent="Android")
+    push, secrets = services(app).push, services(app).accounts.secrets
+    push.subscribe(laptop.session, subscription("https://push.example.com/laptop"))
+    push.subscribe(phone.session, subscription("https://push.example.com/phone"))
+    account = services(app).accounts.account_of(laptop.session).account_id
+    endpoints = lambda: sorted(s["endpoint"] for s in secrets.push_subscriptions(account))  # noqa: E731
+    assert endpoints() == ["https://push.example.com/laptop", "https://push.example.com/phone"]
+    phone_id = [d["id"] for d in laptop.devices() if not d["current"]][0]
+    assert laptop.post(f"/web/account/sessions/{phone_id}/sign-out").status_code == 200
+    assert endpoints() == ["https://push.example.com/laptop"]
+
+    clock.advance(31 * DAY)  # the laptop idle past its timeout
+    live = services(app).accounts.cutoffs()
+    assert secrets.push_subscriptions(account, live) == [] and len(endpoints()) == 1
+    Device(app, laptop.passkey)  # signs in again: the expired session and what it held are swept
+    assert endpoints() == []
