@@ -9,7 +9,7 @@ count. Never another hand, a face-down discard of another seat, or the wall.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Collection, Mapping, Optional, Sequence
 
 from engine import analysis as A
 from engine import variants
@@ -318,19 +318,52 @@ def best_discard(know: Knowledge, tiles: Sequence[int], danger: Optional[Callabl
     draws left) times what the win is worth (the ready hand's waits scored; before that the
     variant's `bot_plans`, flushes included), less the expected cost of feeding a declared hand."""
     risk = danger or (lambda t: feeding_cost(know, t))
-    worth = discard_worths(know, tiles, risk)
+    return best_scored(know, score_discards(know, tiles, risk))
+
+
+def best_scored(know: Knowledge, scores: Mapping[int, "DiscardScore"]) -> int:
+    """The discard `best_discard` takes among `scores`: the most worth less danger (to 6 places);
+    ties: in 扣点点 the fewer points, then the lower kind."""
     caution = variants.get(know.variant).points_caution
-    return max(worth, key=lambda t: (round(worth[t] - risk(t), 6), -points(t) if caution else 0, -t))
+    return max(scores, key=lambda t: (scores[t].rounded, -points(t) if caution else 0, -t))
+
+
+@dataclass(frozen=True)
+class DiscardScore:
+    """One discard as the `normal` evaluator judges it (the bot decides by these numbers and the
+    review explains with them)."""
+
+    tile: int
+    worth: float  # the hand's worth after letting it go: the chance to win x what the win is worth
+    plain: float  # the worth of its plain plan alone (no flush)
+    flush: Optional[frozenset[int]]  # the kinds kept by the flush plan that gave `worth`, if one did
+    danger: float  # the expected cost of letting it go (feeding a declared hand)
+
+    @property
+    def rounded(self) -> float:
+        """worth less danger, to 6 places: how the bot compares discards."""
+        return round(self.worth - self.danger, 6)
 
 
 def discard_worths(
     know: Knowledge, tiles: Sequence[int], risk: Optional[Callable[[int], float]] = None
 ) -> dict[int, float]:
-    """tile -> the hand's worth after letting it go (see `best_discard`), for the tiles that may be
-    the best one less their `risk` (none: no risk). The work is bounded like a search: a tile's plain
-    plan, and each flush plan, is judged only when the most its steps from ready allow (every unseen
-    tile that could help, helping) reaches the best worth already found; so a tile that cannot be
-    the best is left out, and one whose flush cannot beat the best carries its plain worth alone."""
+    """tile -> the hand's worth after letting it go (see `score_discards`)."""
+    return {t: s.worth for t, s in score_discards(know, tiles, risk).items()}
+
+
+def score_discards(
+    know: Knowledge,
+    tiles: Sequence[int],
+    risk: Optional[Callable[[int], float]] = None,
+    exact: Collection[int] = (),
+) -> dict[int, DiscardScore]:
+    """tile -> its score (see `best_discard`), for the tiles that may be the best one less their
+    `risk` (none: no risk), and for each of `exact` in full. The work is bounded like a search: a
+    tile's plain plan, and each flush plan, is judged only when the most its steps from ready allow
+    (every unseen tile that could help, helping) reaches the best worth already found; so a tile that
+    cannot be the best is left out, and one whose flush cannot beat the best carries its plain worth
+    alone (the tiles of `exact` are judged whatever the bound: that changes no choice)."""
     draws = max(1, know.wall // 4)
     pool = max(1, sum(know.hidden))
     plans = variants.get(know.variant).bot_plans
@@ -343,9 +376,11 @@ def discard_worths(
     options = {o.tile: o for o in _valued_options(know, ready, judge_all=True)} if ready else {}
     counts = list(know.counts)
     judged: dict[tuple[int, tuple[int, ...]], Optional[float]] = {}  # one decision: a kept hand is judged once
-    out: dict[int, float] = {}
+    out: dict[int, DiscardScore] = {}
     best: Optional[float] = None
     for t in sorted(kinds, key=lambda t: (steps[t] != 0, steps[t], t)):
+        bounded = t not in exact
+        danger = cost(t)
         reach = []  # (the most this flush could be worth, plan index, kept hand)
         for i, (value, keep, kept) in enumerate(flushes):
             if t in keep:
@@ -357,21 +392,22 @@ def discard_worths(
             own = _plain_worth(know, options[t], draws, pool, plans)
         else:
             own = chance(max(steps[t], 0), pool, draws) * plain  # at most
-        if best is not None and _below(max([own] + [r[0] for r in reach]) - cost(t), best):
+        if bounded and best is not None and _below(max([own] + [r[0] for r in reach]) - danger, best):
             continue
         if t not in options:
             own = _plain_worth(know, A.judge_discard(counts, t, know.sets, know.rules, know.hidden), draws, pool, plans)
         worth = own
+        flush: Optional[frozenset[int]] = None
         for most, i, kept in reach:
-            if best is not None and _below(most - cost(t), max(best, worth - cost(t))):
+            if bounded and best is not None and _below(most - danger, max(best, worth - danger)):
                 continue
             if (i, kept) not in judged:
                 judged[i, kept] = _flush_plan_worth(know, kept, flushes[i][1], flushes[i][0], draws)
-            flush = judged[i, kept]
-            if flush is not None:
-                worth = max(worth, flush)
-        out[t] = worth
-        best = worth - cost(t) if best is None else max(best, worth - cost(t))
+            found = judged[i, kept]
+            if found is not None and found > worth:
+                worth, flush = found, flushes[i][1]
+        out[t] = DiscardScore(t, worth, own, flush, danger)
+        best = worth - danger if best is None else max(best, worth - danger)
     return out
 
 
@@ -404,8 +440,15 @@ def _plain_worth(know: Knowledge, o: A.DiscardOption, draws: int, pool: int, pla
 
 
 def _declarable(know: Knowledge, o: A.DiscardOption) -> bool:
-    """K-2: a ready hand may declare (and so win) only with a wait worth 6 or more."""
-    return know.ready or any(points(t) >= _DISCARD_WIN_MIN and t != know.rules.wild for t, _, _ in o.waits)
+    return can_declare(know, [t for t, _, _ in o.waits])
+
+
+def can_declare(know: Knowledge, waits: Sequence[int]) -> bool:
+    """K-2 (扣点点): a ready hand may declare (and so win) only with a wait worth 6 or more; a
+    variant without that rule (含山 H-4) always may."""
+    if not variants.get(know.variant).points_caution:
+        return True
+    return know.ready or any(points(t) >= _DISCARD_WIN_MIN and t != know.rules.wild for t in waits)
 
 
 def hand_worth(know: Knowledge, counts: list[int]) -> float:

@@ -68,7 +68,7 @@ def strong_action(seen: dict[str, Any], budget: Budget = BUDGET) -> dict[str, An
     tiles = [kind(c["tile"]) for c in by["discard"]]
     if len(tiles) == 1:
         return by["discard"][0]
-    danger = _sampled_danger(know, budget.samples, _seed(seen))
+    danger = sampled_danger(seen, know, budget.samples)
     return {"action": "discard", "tile": name(best_discard(know, tiles, danger=danger))}
 
 
@@ -101,6 +101,13 @@ def _with(know: Knowledge, counts: list[int], melds: tuple[dict[str, Any], ...])
 
 
 # ---------------------------------------------------------------- defence by determinisation
+
+
+def sampled_danger(seen: dict[str, Any], know: Knowledge, samples: int) -> Callable[[int], float]:
+    """`strong`'s danger of each tile for the seat of `seen` (its view; `know` read from it), from
+    `samples` determinised hands per declared seat, seeded from the view (the same view, the same
+    figures)."""
+    return _sampled_danger(know, samples, _seed(seen))
 
 
 def _sampled_danger(know: Knowledge, samples: int, seed: int) -> Callable[[int], float]:
