@@ -10,9 +10,17 @@ A chooser records the state at every decision; then for every review entry of ev
 - the entry sits at the first event of one of that seat's decisions, at most one entry per decision;
 - a 漏胡 or 过胡 flag names a decision whose legal actions offered "hu";
 - a discard entry's move and its "best" are discards the legal actions offered at that decision;
-- a flagged "best" is never worse than the move made in the analyser's own measure (fewer steps to
-  ready, then the value of the waits, then the unseen improving tiles), and never further from ready
-  by engine.analysis.hand_shanten on the decision's hand;
+- the "best" is the discard the `normal` bot's evaluator takes at that decision, recomputed here in
+  full (engine.bot_normal.score_discards with every legal discard judged exactly, best_scored), and
+  the move made is in "best" exactly when it scores as well (worth less danger, to 6 places);
+- a flagged "best" is strictly better than the move made in the evaluator's own measure, and the
+  figures the entry shows for both (worth, danger) are the evaluator's;
+- a flagged "best" is never further from ready (engine.analysis.hand_shanten on the decision's hand)
+  unless the entry says what justified it, and that holds: defence ("safer": less danger, the move
+  made worth as much or more), a flush plan ("flush": the best's worth is its flush plan's), a
+  ready hand that may not declare (K-2, "cannot_declare": no wait of the move made worth 6 or more),
+  a ready hand on poor waits ("waits_poor": the move made was ready and worth less), or a narrow
+  hand ("few_improving": the move made not ready, worth less, with fewer unseen improving tiles);
 - and no review raises.
 
 tests/engine/test_review_check.py runs a bounded number of these matches.
@@ -31,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import analysis as A  # noqa: E402
 from engine.actions import legal_actions  # noqa: E402
 from engine.bot import bot_action  # noqa: E402
-from engine.bot_normal import Knowledge  # noqa: E402
+from engine.bot_normal import Knowledge, best_scored, can_declare, feeding_cost, score_discards  # noqa: E402
 from engine.review import review  # noqa: E402
 from engine.selfplay import play_match, seeds_from  # noqa: E402
 from engine.state import MatchState  # noqa: E402
@@ -45,8 +53,8 @@ RULE_SETS: tuple[tuple[str, dict[str, Any]], ...] = (
 LEVELS = ("normal", "easy", "normal", "easy")
 
 
-def _key(judged: dict[str, Any]) -> tuple[Any, ...]:
-    return (judged["shanten"], -judged["wait_value"], -judged["improving_unseen"])
+# the reasons that may take a step back from ready
+JUSTIFIED = ("safer", "flush", "cannot_declare", "waits_poor", "few_improving")
 
 
 def check_match(variant: str, options: dict[str, Any], label: str, hands: int) -> tuple[int, list[str]]:
@@ -90,18 +98,49 @@ def _entry_problems(state: MatchState, seat: int, entry: dict[str, Any]) -> list
     offered = {a["tile"] for a in acts if a["action"] in ("discard", "ting") and "tile" in a}
     if entry["made"] not in offered or not set(entry["best"]) <= offered:
         out.append(f"made {entry['made']} / best {entry['best']} not among the legal discards {sorted(offered)}")
+    know = Knowledge.of(state, seat)
+    scores = score_discards(know, sorted({kind(t) for t in offered}), lambda t: feeding_cost(know, t), exact=range(34))
+    made, best = kind(entry["made"]), kind(entry["best"][0])
+    top = best_scored(know, scores)
+    if best != top:
+        out.append(f"best {entry['best'][0]} is not the evaluator's choice {top}")
+    if (made in {kind(t) for t in entry["best"]}) != (scores[made].rounded == scores[top].rounded):
+        out.append(f"made {entry['made']} in best {entry['best']} disagrees with the evaluator's scores")
+    for side, t in (("made_judged", made), ("best_judged", best)):
+        shown = entry[side]
+        if abs(shown["worth"] - scores[t].worth) > 1e-4 or abs(shown["danger"] - scores[t].danger) > 1e-4:
+            out.append(f"{side} {shown} does not show the evaluator's worth/danger {scores[t]}")
     if entry["differs"]:
-        if _key(entry["best_judged"]) > _key(entry["made_judged"]):
-            out.append(f"flagged best {entry['best_judged']} is worse than the move {entry['made_judged']}")
-        know = Knowledge.of(state, seat)
+        if not scores[best].rounded > scores[made].rounded:
+            out.append(f"flagged best {scores[best]} is not better than the move {scores[made]}")
         after = {}
-        for t in (entry["made"], entry["best"][0]):
+        for t in (made, best):
             rest = list(know.counts)
-            rest[kind(t)] -= 1
+            rest[t] -= 1
             after[t] = A.hand_shanten(rest, know.sets, know.rules)
-        if after[entry["best"][0]] > after[entry["made"]]:
-            out.append(f"flagged best {entry['best'][0]} is further from ready than {entry['made']}: {after}")
+        if after[best] > after[made] and not _justified(know, entry, scores[best], scores[made], after[made]):
+            out.append(
+                f"flagged best {entry['best'][0]} is further from ready than {entry['made']}: {after}, {entry['why']}"
+            )
     return out
+
+
+def _justified(know: Knowledge, entry: dict[str, Any], best: Any, made: Any, made_steps: int) -> bool:
+    """A step back from ready is explained by the entry, and its reason holds in the evaluator's figures."""
+    reason = entry["reason"]
+    if reason not in JUSTIFIED:
+        return False
+    if reason == "safer":
+        return best.danger < made.danger and best.worth <= made.worth
+    if reason == "flush":
+        return best.flush is not None and best.worth > best.plain
+    if reason == "cannot_declare":
+        waits = [kind(w["tile"]) for w in entry["made_judged"]["waits"]]
+        return made_steps == 0 and not can_declare(know, waits)
+    if reason == "waits_poor":
+        return made_steps == 0 and made.worth < best.worth
+    improving = entry["best_judged"]["improving_unseen"] > entry["made_judged"]["improving_unseen"]
+    return made_steps > 0 and made.worth < best.worth and improving
 
 
 def check(matches: int, hands: int, label: str = "review-check") -> tuple[int, list[str]]:

@@ -438,30 +438,49 @@
       line.appendChild(el("span", "lbl", judged(r.made_judged)));
       item.appendChild(line);
       const best = el("div", "rv-line best");
-      best.appendChild(el("span", "lbl", "建议 analyser"));
+      best.appendChild(el("span", "lbl", "建议 best"));
       r.best.slice(0, 6).forEach((t) => best.appendChild(tile(t, { small: true })));
       if (r.best.length > 6) best.appendChild(el("span", "lbl", "+" + (r.best.length - 6)));
       best.appendChild(el("span", "lbl", judged(r.best_judged)));
       item.appendChild(best);
-      const ready = r.made_judged.shanten === 0 ? r.made_judged : (r.best_judged.shanten === 0 ? r.best_judged : null);
-      if (ready && ready.waits.length) {
+      const shown = r.differs ? [[r.made_judged, "打出后听 waits after the move"], [r.best_judged, "建议后听 waits after the best"]]
+                              : [[r.made_judged, "听 waits"]];
+      shown.forEach(([j, label]) => {
+        if (j.shanten !== 0 || !j.waits.length) return;
         const w = el("div", "rv-line waits");
-        w.appendChild(el("span", "lbl", (ready === r.made_judged ? "听 waits" : "建议后听 waits after the suggestion")));
-        ready.waits.forEach((x) => {
+        w.appendChild(el("span", "lbl", label));
+        j.waits.forEach((x) => {
           const c = el("span", "wait"); c.appendChild(tile(x.tile, { small: true }));
-          c.appendChild(el("span", "lbl", "余" + x.unseen + " · 值" + x.value)); c.title = x.unseen + " unseen, a win worth " + x.value;
+          c.appendChild(el("span", "lbl", "余" + x.unseen + " · 值" + x.value)); c.title = x.unseen + " unseen (live copies), a win worth " + x.value;
           w.appendChild(c);
         });
         item.appendChild(w);
-      }
+      });
+      if (r.differs && REASONS[r.reason]) item.appendChild(el("div", "rv-reason", "为何 why: " + REASONS[r.reason]));
       if (r.why) item.appendChild(el("div", "rv-why muted", r.why));
-      item.appendChild(el("div", r.differs ? "rv-verdict diff" : "rv-verdict same", r.differs ? "≠ 与分析不同 differs from the analyser" : "= 与分析一致 as the analyser"));
+      item.appendChild(el("div", r.differs ? "rv-verdict diff" : "rv-verdict same", r.differs ? "≠ 与评估不同 differs from the evaluator" : "= 与评估一致 as the evaluator"));
     }
     box.appendChild(item);
   }
+  // engine/review.py REASONS: what made the evaluator prefer its discard
+  const REASONS = {
+    safer: "更安全 safer against the declared hand (the move made was worth no more)",
+    flush: "做一色 the flush it keeps is worth more",
+    nearer_ready: "离听更近 nearer ready",
+    waits_worth_more: "听得更好 its waits are worth more (live copies × value)",
+    more_improving: "进张更多 more unseen tiles improve it",
+    cannot_declare: "不能报听 the ready hand kept could not declare 听 (no wait worth 6+)",
+    waits_poor: "听得太差 the waits kept had few live copies or little value",
+    few_improving: "进张太少 the hand kept was nearer ready but too few unseen tiles improve it",
+  };
+  const PLANS = { half_flush: "混一色 half flush", full_flush: "清一色 full flush" };
   function judged(j) {
     const sh = j.shanten <= 0 ? (j.shanten === 0 ? "听牌 ready" : "和 complete") : j.shanten + " 向听 from ready";
-    return sh + " · 进张 " + j.improving_unseen + " unseen improving";
+    let out = sh + " · 进张 " + j.improving_unseen + " unseen improving";
+    if (j.worth !== undefined) out += " · 价值 worth " + Number(j.worth.toPrecision(3));
+    if (j.plan) out += " · " + PLANS[j.plan.split(":")[0]] + " " + j.plan.split(":")[1];
+    if (j.danger) out += " · 危险 danger " + j.danger.toFixed(2);
+    return out;
   }
   function jumpDifference(delta) {
     if (!data.review) return;

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from engine import analysis as A
+from engine.bot_normal import normal_action
 from engine.review import review
 from engine.scenario import run_scenario
+from engine.table import evolve_in_place, initial_state
 from engine.tiles import parse
 
 
@@ -132,3 +134,66 @@ def test_k8_the_review_names_the_danger_of_a_tile_let_go_against_a_declared_hand
     # then the honour's danger is named (K-8: an unready discarder pays all), the 1m is safe
     assert first["made"] == "E" and first["danger"] > 0 and "risked feeding the declared hand" in first["why"]
     assert second["made"] == "1m" and second["danger"] == 0 and "was safe against the declared hand" in second["why"]
+
+
+def test_k8_a_step_back_from_ready_is_flagged_only_when_defence_justifies_it_and_the_entry_says_so():
+    # given 扣点点: the dealer declared 报听 (waits 9s); seat 1, two from ready on low tiles and an
+    # isolated 9s, lets the 9s go (K-8: an unready discarder pays all; 9 points may win on a discard, K-4)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "12m45m234p22p34s9sE", "258m147p147sESWF", "369m369p258sESWP"],
+            "wall": "6p8p9p1m2m3m4m5m6m",
+            "actions": [{"seat": 0, "action": "ting", "tile": "1s"}, {"seat": 1, "action": "discard", "tile": "9s"}],
+        }
+    )
+    # when seat 1's decision is reviewed (by the normal bot's evaluator, its feeding cost)
+    (entry,) = review(events, 1)
+    # then the best is a safe low tile a step further from ready, and the entry says defence decided
+    assert entry["differs"] and entry["evaluator"] == "normal" and entry["reason"] == "safer"
+    made, best = entry["made_judged"], entry["best_judged"]
+    assert best["shanten"] == made["shanten"] + 1
+    assert made["danger"] > 0 == best["danger"] and best["worth"] <= made["worth"]
+    assert "safer against the declared hand" in entry["why"] and "danger 2.70" in entry["why"]
+
+
+def test_k1_the_best_is_the_normal_bots_own_choice_with_both_moves_worth_and_waits():
+    # given 扣点点: the dealer draws 9s to 123m 456m 789m 123p 1s and lets 9s go (ready on 1s only)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "147m147p147sESWN", "258m258p258sESWF", "369m369p369sESWP"],
+            "wall": "1s2s3s4s",
+            "actions": [{"seat": 0, "action": "discard", "tile": "9s"}],
+        }
+    )
+    # when the dealer's decision is reviewed
+    (entry,) = review(events, 0)
+    # then "best" is what the normal bot plays there, and both moves carry the evaluator's figures
+    state = initial_state()
+    for event in events[: entry["index"]]:
+        evolve_in_place(state, event)
+    assert entry["best"] == [normal_action(state, 0)["tile"]] == ["1s"]
+    assert entry["reason"] == "waits_worth_more"
+    made, best = entry["made_judged"], entry["best_judged"]
+    assert best["net"] > made["net"] and best["plan"] is None
+    assert best["waits"] == [{"tile": "9s", "unseen": 3, "value": best["waits"][0]["value"]}]
+    assert made["waits"] == [{"tile": "1s", "unseen": 3, "value": made["waits"][0]["value"]}]
+
+
+def test_k8_with_a_sampling_budget_the_review_judges_danger_as_strong_does():
+    # given the declared-hand decision above (seat 1 lets 9s go against the dealer's 报听)
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": ["123m456m789m123p1s9s", "12m45m234p22p34s9sE", "258m147p147sESWF", "369m369p258sESWP"],
+            "wall": "6p8p9p1m2m3m4m5m6m",
+            "actions": [{"seat": 0, "action": "ting", "tile": "1s"}, {"seat": 1, "action": "discard", "tile": "9s"}],
+        }
+    )
+    # when it is reviewed with strong's sampled danger (the sampling is seeded from the seat's view)
+    (entry,) = review(events, 1, samples=50)
+    # then the entry says so, and its danger is the sampled one (the same on a second review)
+    assert entry["evaluator"] == "strong"
+    assert review(events, 1, samples=50) == [entry]
+    assert entry["danger"] == round(entry["made_judged"]["danger"], 2)

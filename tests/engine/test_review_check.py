@@ -1,6 +1,6 @@
 """The review check of bench/review_check.py, bounded: every seat of a few all-bot matches of each
 rule set (扣点点, 扣点点 with 耗子, 含山) is reviewed and every entry checked against the state the
-engine had at that decision (G-6 legal wins, K-2/H-4 报听, the analyser's own measure)."""
+engine had at that decision (G-6 legal wins, K-2/H-4 报听, K-8 defence; the `normal` evaluator's own measure)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def test_g6_k2_h4_every_review_entry_holds_at_its_decision(variant, options, mat
     label = f"review-check/{variant}/{sorted(options.items())}/{match}"
     # when every seat is reviewed and each entry checked against the state at its decision
     checked, problems = check_match(variant, options, label, hands=4)
-    # then there are entries, and none flags a win that was not legal or a "best" worse than the move
+    # then there are entries, and none flags a win that was not legal, a "best" other than the evaluator's
+    # choice or no better than the move, or a step back from ready it does not justify
     assert checked > 0, label
     assert problems == [], "\n".join(problems[:10])

@@ -259,6 +259,19 @@ def test_standings_exports_and_chart_jump(server, page):
     assert page.locator("#settle-table").is_visible()
 
 
+# engine/review.py REASONS -> words the replay's review panel shows for it (replay_viewer/static/viewer.js)
+REASON_WORDS = {
+    "safer": "safer against the declared hand",
+    "flush": "flush it keeps is worth more",
+    "nearer_ready": "nearer ready",
+    "waits_worth_more": "waits are worth more",
+    "more_improving": "more unseen tiles improve it",
+    "cannot_declare": "could not declare",
+    "waits_poor": "few live copies or little value",
+    "few_improving": "too few unseen tiles improve it",
+}
+
+
 def test_review_navigation(server, page, koudiandian_match):
     """The chosen seat's review: its move beside the analyser's, and next/previous difference (on the
     match of fixed deals, whose seat 1 has differences to step through)."""
@@ -282,6 +295,15 @@ def test_review_navigation(server, page, koudiandian_match):
     first = next(r for r in review if r["step"] == diffs[0])
     if first["kind"] == "discard":
         assert page.locator("#review-item .rv-line").first.locator(f".tile[data-tile='{first['made']}']").count() == 1
+    # every flagged discard says why: the reason, both moves' worth, and the evaluator's words
+    seat, flagged = next(
+        (s, r) for s in "0123" for r in _frames(app, match_id, s)["review"] if r["kind"] == "discard" and r["differs"]
+    )
+    page.goto(f"{base}/replay/{match_id}#e={flagged['version']}&seat={seat}")
+    until(page, f"() => document.getElementById('review-item')?.dataset.step === '{flagged['step']}'")
+    assert REASON_WORDS[flagged["reason"]] in page.text_content("#review-item .rv-reason")
+    assert page.text_content("#review-item .rv-why") == flagged["why"]
+    assert "worth" in page.text_content("#review-item .rv-line.best")
     # everyone's view has no review (it would not be one seat's knowledge)
     page.select_option("#perspective", "all")
     until(page, "() => document.getElementById('review-next').disabled")
