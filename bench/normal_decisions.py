@@ -1,8 +1,8 @@
 """The `normal` bot's decisions and their time: a record that a speed-up changes no decision, and an
 A/B of its decision time against another checkout.
 
-    python bench/normal_decisions.py [--matches N] [--hands N]            # digests + decision times
-    python bench/normal_decisions.py --against /path/to/other/checkout [--rounds R]   # A/B
+    python bench/normal_decisions.py [--matches N] [--hands N] [--rules kdd haozi hanshan]   # digests + times
+    python bench/normal_decisions.py --against /path/to/other/checkout [--rounds R] [--rules ...]   # A/B
 
 All-`normal` matches from fixed seeds (engine.selfplay.seeds_from, label
 `normal-decisions/<rule set>/<match>`) in each rule set (扣点点, 扣点点 with 耗子, 含山). Every
@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,10 +65,13 @@ def play(rule_set: str, match: int, hands: int, cpu: list[float], wall: list[flo
     return lines
 
 
-def digests(matches: int, hands: int, cpu: list[float], wall: list[float]) -> dict[str, tuple[int, str]]:
-    """rule set -> (decisions, SHA-256 of the decision lines of `matches` matches of `hands` hands)."""
+def digests(
+    matches: int, hands: int, cpu: list[float], wall: list[float], rules: Optional[list[str]] = None
+) -> dict[str, tuple[int, str]]:
+    """rule set -> (decisions, SHA-256 of the decision lines of `matches` matches of `hands` hands);
+    `rules` the rule sets to play (default all)."""
     out = {}
-    for rule_set in RULE_SETS:
+    for rule_set in rules or list(RULE_SETS):
         lines = [line for m in range(matches) for line in play(rule_set, m, hands, cpu, wall)]
         out[rule_set] = (len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest())
     return out
@@ -83,26 +86,27 @@ def spread(times: list[float]) -> str:
     return f"median {1000 * statistics.median(times):.2f} ms, p99 {1000 * p99(times):.2f} ms ({len(times)} decisions)"
 
 
-def worker(root: Path, matches: int, hands: int) -> dict[str, Any]:
+def worker(root: Path, matches: int, hands: int, rules: Optional[list[str]] = None) -> dict[str, Any]:
     """Run in `root` (a checkout): its engine decides."""
     sys.path.insert(0, str(root))
     cpu: list[float] = []
     wall: list[float] = []
-    found = digests(matches, hands, cpu, wall)
+    found = digests(matches, hands, cpu, wall, rules)
     return {"digests": found, "cpu": cpu, "wall": wall}
 
 
-def ab(other: Path, rounds: int, matches: int, hands: int) -> None:
+def ab(other: Path, rounds: int, matches: int, hands: int, rules: list[str]) -> None:
     sides = {"this": ROOT, "other": other.resolve()}
     times: dict[str, dict[str, list[float]]] = {s: {"cpu": [], "wall": []} for s in sides}
     found: dict[str, Any] = {}
-    print(f"A/B: this = {ROOT}, other = {sides['other']}; {rounds} rounds of {matches} x {hands} hands per rule set")
+    print(f"A/B: this = {ROOT}, other = {sides['other']}; {rounds} rounds of {matches} x {hands} hands of {rules}")
     print(f"load average {os.getloadavg()[0]:.2f} at start")
     for r in range(rounds):
         order = ["other", "this"] if r % 2 == 0 else ["this", "other"]
         for side in order:
             root = sides[side]
             run = [sys.executable, __file__, "--worker", str(root), "--matches", str(matches), "--hands", str(hands)]
+            run += ["--rules", *rules]
             env = dict(os.environ, PYTHONPATH=str(root))
             out = json.loads(subprocess.run(run, env=env, cwd=root, check=True, capture_output=True, text=True).stdout)
             times[side]["cpu"] += out["cpu"]
@@ -128,16 +132,19 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=8, help="hands per match (default 8)")
     parser.add_argument("--against", type=Path, help="another checkout to compare with (A/B)")
     parser.add_argument("--rounds", type=int, default=4, help="A/B rounds (default 4)")
+    parser.add_argument(
+        "--rules", nargs="+", choices=list(RULE_SETS), default=list(RULE_SETS), help="rule sets (default all)"
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.matches, args.hands)))
+        print(json.dumps(worker(args.worker, args.matches, args.hands, args.rules)))
         return
     if args.against:
-        ab(args.against, args.rounds, args.matches, args.hands)
+        ab(args.against, args.rounds, args.matches, args.hands, args.rules)
         return
     print(f"load average {os.getloadavg()[0]:.2f} at start")
-    result = worker(ROOT, args.matches, args.hands)
+    result = worker(ROOT, args.matches, args.hands, args.rules)
     for rule_set, (n, digest) in result["digests"].items():
         print(f"{rule_set:8s} {n:5d} decisions  {digest}")
     print(f"decision time CPU : {spread(result['cpu'])}")
