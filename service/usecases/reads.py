@@ -590,15 +590,21 @@ class Reads:
         return match_log.export(self.repo, match_id, fmt)
 
     def replay(
-        self, match_id: str, owner_token: Optional[str], seat: Optional[str], hand: Optional[str], whole: int
+        self,
+        match_id: str,
+        owner_token: Optional[str],
+        seat: Optional[str],
+        hand: Optional[str],
+        whole: int,
+        samples: int = 0,
     ) -> Frames:
         """The replay frames of a match (service/usecases/replay.py): a finished one from any seat's
         side (`seat`: "all" or 0..3), one in play for its owner as the public sees it; `hand` asks
-        one page (required beyond `whole` hands)."""
+        one page (required beyond `whole` hands); `samples` the review's budget (engine.review)."""
         loaded = self.repo.load(match_id)
         perspective = replay.perspective_for(self.tokens, loaded, owner_token, seat)
         page = replay.page_asked(hand)
-        return Frames(replay.frames(self.repo, self.frames, loaded, perspective, page, whole), loaded.over)
+        return Frames(replay.frames(self.repo, self.frames, loaded, perspective, page, whole, samples), loaded.over)
 
     # -- players: ratings and figures (service/usecases/ratings.py) --------------------------
     def leaderboard(self, rule_set: str, limit: int) -> dict[str, Any]:

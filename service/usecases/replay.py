@@ -52,10 +52,16 @@ def page_asked(text: Optional[str]) -> Optional[int]:
 
 
 def frames(
-    repo: MatchRepository, cache: SizedCache, loaded: Loaded, perspective: Any, page: Optional[int], whole: int
+    repo: MatchRepository,
+    cache: SizedCache,
+    loaded: Loaded,
+    perspective: Any,
+    page: Optional[int],
+    whole: int,
+    samples: int = 0,
 ) -> bytes:
     """The gzipped frames of one page (`page` None: the whole match, refused beyond `whole` hands),
-    cached by size."""
+    cached by size; a seat's review judges danger with `samples` (engine.review)."""
     index = hand_index(repo, cache, loaded)
     if page is None and len(index) > whole:
         raise Rejected(
@@ -65,10 +71,10 @@ def frames(
         )
     if page is not None and page >= pages(index):
         raise NotFound("no_such_hand", f"this match has {pages(index)} page(s) of frames")
-    key = (loaded.match_id, loaded.version, perspective, page)
+    key = (loaded.match_id, loaded.version, perspective, page, samples)
     body = cache.get(key)
     if body is None:
-        body = frames_body(repo, loaded, perspective, index, page)
+        body = frames_body(repo, loaded, perspective, index, page, samples)
         cache.put(key, body, len(body))
     return body
 
@@ -147,14 +153,14 @@ def page_versions(loaded: Loaded, index: list[dict], page: Optional[int]) -> tup
 
 
 def frames_body(
-    repo: MatchRepository, loaded: Loaded, perspective: Any, index: list[dict], page: Optional[int]
+    repo: MatchRepository, loaded: Loaded, perspective: Any, index: list[dict], page: Optional[int], samples: int = 0
 ) -> bytes:
     """The frames of one page, folded from the latest snapshot before it: time and memory bound by
     the page (one hand), not by the match."""
     after, until = page_versions(loaded, index, page)
     start = repo.at(loaded.match_id, after) if after > 0 else None
     stored = repo.read(loaded.match_id, after, until=until)
-    out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None)
+    out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None, samples)
     out.update(
         {
             "id": loaded.match_id,

@@ -89,6 +89,7 @@ def frames(match_id):
         request.args.get("seat"),
         request.args.get("hand"),
         current_app.config["REPLAY_WHOLE_HANDS"],
+        current_app.config.get("REVIEW_SAMPLES", 0),
     )
     cache_control = "public, max-age=3600" if found.over else "private, no-cache"
     headers = {"Cache-Control": cache_control, "Vary": "Accept-Encoding"}
