@@ -2,9 +2,11 @@
 other, in each rule set (扣点点, 扣点点 with 耗子, 含山); and the time of a bot decision.
 
     python bench/bots.py [--hands N] [--rules kdd haozi hanshan] [--pairs normal:greedy strong:normal ...]
+                         [--seating both|one-a|one-b]
 
 For a pair A:B and a rule set, two seatings are played, N hands each (default 1,000):
-"one A, three B" and "one B, three A". Matches of 8 hands from fixed seeds (engine.selfplay.seeds_from,
+"one A, three B" and "one B, three A" (`--seating one-a` or `one-b` plays only that one, so the two
+can run in two processes at once on the same deals). Matches of 8 hands from fixed seeds (engine.selfplay.seeds_from,
 label `bench-bots/<rule set>/<match>`: both seatings and every pair play the same deals); the lone seat
 moves one place per match (seats 0, 1, 2, 3, 0, ...). Per hand the figure is the lone seat's score
 minus the mean of the other three seats' scores, given as A - B (the second seating's sign flipped),
@@ -107,6 +109,7 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=1000, help="hands per seating (default 1000)")
     parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
     parser.add_argument("--pairs", nargs="+", default=DEFAULT_PAIRS, help="A:B pairs (levels or greedy)")
+    parser.add_argument("--seating", choices=["both", "one-a", "one-b"], default="both", help="the seatings to play")
     args = parser.parse_args()
     for pair in args.pairs:
         a, b = pair.split(":")
@@ -119,11 +122,15 @@ def main() -> None:
         for pair in args.pairs:
             a, b = pair.split(":")
             started = time.perf_counter()
-            one_a = mean_ci(seating(rule_set, a, b, args.hands, timings))
-            one_b = mean_ci([-d for d in seating(rule_set, b, a, args.hands, timings)])
+            figures = []
+            if args.seating != "one-b":
+                one_a = mean_ci(seating(rule_set, a, b, args.hands, timings))
+                figures.append(f"one {a} vs three {b} {one_a[0]:+6.2f} ± {one_a[1]:4.2f}")
+            if args.seating != "one-a":
+                one_b = mean_ci([-d for d in seating(rule_set, b, a, args.hands, timings)])
+                figures.append(f"one {b} vs three {a} {one_b[0]:+6.2f} ± {one_b[1]:4.2f}")
             print(
-                f"{TITLES[rule_set]:10s} {a} - {b} per hand: one {a} vs three {b} {one_a[0]:+6.2f} ± {one_a[1]:4.2f}; "
-                f"one {b} vs three {a} {one_b[0]:+6.2f} ± {one_b[1]:4.2f}  ({time.perf_counter() - started:.0f} s)",
+                f"{TITLES[rule_set]:10s} {a} - {b} per hand: {'; '.join(figures)}  ({time.perf_counter() - started:.0f} s)",
                 flush=True,
             )
     for player, times in sorted(timings.items()):
