@@ -1,7 +1,13 @@
 """Benchmark: EventStore appends/s (1 and 2 writer processes) and stream reads vs raw sqlite3;
 then the same for PostgresEventStore vs raw psycopg on a throwaway PostgreSQL cluster started
 for the run (fsync on; TILEFOLD_BENCH_PG=<url> uses an existing server instead, and
-TILEFOLD_BENCH_PG=off skips it)."""
+TILEFOLD_BENCH_PG=off skips it).
+
+Like with like: both sides durable when a call returns (raw sqlite3 twice: synchronous=FULL, and
+the store's own scheme, NORMAL then an fdatasync of the WAL after the commit); A and B alternate
+(which goes first flips every repetition); medians; the load average printed before and after.
+The read anchor reads the same rows (the store's own table, the same columns) and parses their
+payloads with json.loads and with orjson.loads."""
 
 from __future__ import annotations
 
@@ -16,11 +22,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import orjson  # noqa: E402
+
 from events import EventStore, NewEvent, Registry  # noqa: E402
 from events.chain import canonical_json  # noqa: E402
+from events.store import ROW_COLUMNS  # noqa: E402
 
 APPENDS = 400  # per writer per repetition
 READ_EVENTS = 2_000
+READS = 7  # reads of each kind per repetition, alternating
 REPEATS = 5
 PAYLOAD = {"seat": 2, "tile": "5m", "riichi": False, "note": "x" * 40}
 RAW_DDL = (
@@ -39,16 +49,16 @@ def store_writer(path: str, stream: str, count: int) -> tuple[float, float]:
     return start, time.monotonic()
 
 
-def raw_connect(path: str) -> sqlite3.Connection:
+def raw_connect(path: str, synchronous: str = "FULL") -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, timeout=30)
     conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
     conn.execute("PRAGMA busy_timeout = 30000")
     return conn
 
 
-def raw_writer(path: str, stream: str, count: int) -> tuple[float, float]:
-    conn = raw_connect(path)
+def raw_writer(path: str, stream: str, count: int, after_commit=None, synchronous: str = "FULL") -> tuple[float, float]:
+    conn = raw_connect(path, synchronous)
     payload = canonical_json(PAYLOAD)
     start = time.monotonic()
     for version in range(1, count + 1):
@@ -58,7 +68,19 @@ def raw_writer(path: str, stream: str, count: int) -> tuple[float, float]:
             (stream, version, "tile_discarded", payload),
         )
         conn.execute("COMMIT")
+        if after_commit is not None:
+            after_commit()
     return start, time.monotonic()
+
+
+def raw_synced_writer(path: str, stream: str, count: int) -> tuple[float, float]:
+    """Raw sqlite3 with the store's durability scheme: commit with NORMAL (no fsync under the write
+    lock), then fdatasync the WAL before the call returns."""
+    wal = os.open(path + "-wal", os.O_RDONLY | os.O_CREAT)
+    try:
+        return raw_writer(path, stream, count, lambda: os.fdatasync(wal), "NORMAL")
+    finally:
+        os.close(wal)
 
 
 def child(writer, path, stream, count, start_evt, out):
@@ -67,11 +89,12 @@ def child(writer, path, stream, count, start_evt, out):
 
 
 # -- measurements -------------------------------------------------------------------------
-def fresh_paths(tmp: str, rep: int) -> tuple[str, str]:
-    store_path, raw_path = f"{tmp}/store-{rep}.db", f"{tmp}/raw-{rep}.db"
+def fresh_paths(tmp: str, rep: int) -> tuple[str, str, str]:
+    store_path, raw_path, synced_path = f"{tmp}/store-{rep}.db", f"{tmp}/raw-{rep}.db", f"{tmp}/synced-{rep}.db"
     EventStore.initialise(store_path).close()
-    raw_connect(raw_path).execute(RAW_DDL)
-    return store_path, raw_path
+    for path in (raw_path, synced_path):
+        raw_connect(path).execute(RAW_DDL)
+    return store_path, raw_path, synced_path
 
 
 def appends_per_second(writer, path: str, writers: int) -> float:
@@ -92,59 +115,76 @@ def appends_per_second(writer, path: str, writers: int) -> float:
     return writers * APPENDS / (max(e for _, e in spans) - min(s for s, _ in spans))
 
 
-def read_seconds(store_path: str, raw_path: str) -> tuple[float, float]:
+def read_ms(store_path: str) -> dict[str, list[float]]:
+    """Read one 2,000-event stream through EventStore.read and as raw rows (the same SELECT of the
+    same columns of the same table, then each payload parsed with json.loads / orjson.loads), the
+    three kinds taking turns READS times; milliseconds."""
     store = EventStore(store_path, registry=Registry())
     for first in range(0, READ_EVENTS, 100):
         store.append("read", first, [NewEvent("tile_discarded", PAYLOAD) for _ in range(100)])
-    conn = raw_connect(raw_path)
-    conn.execute("BEGIN")
-    conn.executemany(
-        "INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', ?, 't', ?)",
-        [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)],
-    )
-    conn.execute("COMMIT")
-    started = time.perf_counter()
-    assert len(store.read("read")) == READ_EVENTS
-    store_s = time.perf_counter() - started
-    started = time.perf_counter()
-    rows = conn.execute("SELECT * FROM raw_events WHERE stream = 'read' ORDER BY version").fetchall()
-    payloads = [json.loads(row[4]) for row in rows]  # same decoding work as the store
-    assert len(payloads) == READ_EVENTS
-    return store_s, time.perf_counter() - started
+    conn = raw_connect(store_path)
+    sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
+
+    def raw(loads):
+        def read() -> int:
+            rows = conn.execute(sql, ["read", 0]).fetchall()
+            return len([loads(row[5]) for row in rows])
+
+        return read
+
+    kinds = {"sread": lambda: len(store.read("read")), "jread": raw(json.loads), "oread": raw(orjson.loads)}
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for turn in range(READS):
+        order = list(kinds) if turn % 2 == 0 else list(reversed(kinds))
+        for kind in order:
+            started = time.perf_counter()
+            assert kinds[kind]() == READ_EVENTS
+            times[kind].append(1000 * (time.perf_counter() - started))
+    return times
 
 
 def run() -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {k: [] for k in ("s1", "r1", "s2", "r2", "sread", "rread")}
+    figures: dict[str, list[float]] = {k: [] for k in ("s1", "r1", "d1", "s2", "r2", "d2", "sread", "jread", "oread")}
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(REPEATS):
-            store_path, raw_path = fresh_paths(tmp, rep)
-            figures["s1"].append(appends_per_second(store_writer, store_path, 1))
-            figures["r1"].append(appends_per_second(raw_writer, raw_path, 1))
-            store_path, raw_path = fresh_paths(tmp, rep + 100)
-            figures["s2"].append(appends_per_second(store_writer, store_path, 2))
-            figures["r2"].append(appends_per_second(raw_writer, raw_path, 2))
-            sread, rread = read_seconds(store_path, raw_path)
-            figures["sread"].append(sread * 1000)
-            figures["rread"].append(rread * 1000)
+            for writers in (1, 2):
+                store_path, raw_path, synced_path = fresh_paths(tmp, rep + 100 * writers)
+                sides = [
+                    ("s", store_writer, store_path),
+                    ("r", raw_writer, raw_path),
+                    ("d", raw_synced_writer, synced_path),
+                ]
+                for key, writer, path in sides if rep % 2 == 0 else reversed(sides):  # A/B order flips
+                    figures[f"{key}{writers}"].append(appends_per_second(writer, path, writers))
+            for kind, values in read_ms(store_path).items():
+                figures[kind] += values
     return figures
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def print_table(figures: dict[str, list[float]]) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(
-        f"median of {REPEATS} runs; {APPENDS} single-event appends per writer; "
-        f"EventStore DURABLE (its default), raw synchronous=FULL: both on disk when the call returns; WAL; sqlite {sqlite3.sqlite_version}"
+        f"SQLite {sqlite3.sqlite_version}, WAL; medians of {REPEATS} repetitions (A/B order flipping); "
+        f"{APPENDS} single-event appends per writer; reads: {READS} of each kind per repetition, taking turns"
     )
-    print("raw sqlite3 = BEGIN IMMEDIATE/INSERT/COMMIT per append; SELECT + json.loads for the read")
-    print(f"{'measure':<34}{'EventStore':>12}{'raw sqlite3':>13}{'ratio':>8}")
-    rows = [
-        ("appends/s, 1 writer", "s1", "r1", "{:.0f}"),
-        ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
-        (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}"),
-    ]
-    for label, store_key, raw_key, fmt in rows:
-        ratio = med[store_key] / med[raw_key]
-        print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")
+    print("EventStore: DURABLE (its default: commit with NORMAL, then fdatasync of the WAL before append returns)")
+    print("raw FULL: BEGIN IMMEDIATE/INSERT/COMMIT per append, synchronous=FULL (fsync inside the commit)")
+    print("raw synced: the same with NORMAL, then fdatasync of the WAL before the next append (the store's scheme)")
+    print(f"{'measure':<34}{'EventStore':>12}{'raw FULL':>10}{'ratio':>7}{'raw synced':>12}{'ratio':>7}")
+    for label, n in (("appends/s, 1 writer", 1), ("appends/s, 2 writer processes", 2)):
+        store, raw, synced = med[f"s{n}"], med[f"r{n}"], med[f"d{n}"]
+        print(f"{label:<34}{store:>12.0f}{raw:>10.0f}{store / raw:>7.2f}{synced:>12.0f}{store / synced:>7.2f}")
+    print(
+        f"{'read ' + str(READ_EVENTS) + '-event stream (ms)':<34}{'EventStore':>12}{'json':>10}{'ratio':>7}{'orjson':>12}{'ratio':>7}"
+    )
+    store, plain, fast = med["sread"], med["jread"], med["oread"]
+    print(
+        f"{'  (raw: same SELECT, then parse)':<34}{store:>12.1f}{plain:>10.1f}{store / plain:>7.2f}{fast:>12.1f}{store / fast:>7.2f}"
+    )
 
 
 # -- PostgreSQL: PostgresEventStore vs raw psycopg on the same server --------------------------
@@ -197,7 +237,9 @@ def pg_fresh(base: str, rep: int) -> str:
     return url
 
 
-def pg_read_ms(url: str) -> tuple[float, float]:
+def pg_read_ms(url: str) -> dict[str, list[float]]:
+    """read_ms on PostgreSQL: PostgresEventStore.read and the same SELECT on raw psycopg (parsed with
+    json.loads / orjson.loads), taking turns."""
     import psycopg
 
     from events import PostgresEventStore
@@ -205,56 +247,54 @@ def pg_read_ms(url: str) -> tuple[float, float]:
     store = PostgresEventStore(url, registry=Registry(), pool_size=2)
     for first in range(0, READ_EVENTS, 100):
         store.append("read", first, [NewEvent("tile_discarded", PAYLOAD) for _ in range(100)])
+    sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = %s AND version > %s ORDER BY version"
+    times: dict[str, list[float]] = {"sread": [], "jread": [], "oread": []}
     with psycopg.connect(url, autocommit=True) as conn:
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO raw_events (stream, version, type, payload) VALUES ('read', %s, 't', %s)",
-                [(v, canonical_json(PAYLOAD)) for v in range(1, READ_EVENTS + 1)],
-            )
-        started = time.perf_counter()
-        assert len(store.read("read")) == READ_EVENTS
-        store_s = time.perf_counter() - started
-        started = time.perf_counter()
-        rows = conn.execute("SELECT * FROM raw_events WHERE stream = 'read' ORDER BY version").fetchall()
-        assert len([json.loads(row[4]) for row in rows]) == READ_EVENTS
-        raw_s = time.perf_counter() - started
+
+        def raw(loads):
+            def read() -> int:
+                rows = conn.execute(sql, ["read", 0]).fetchall()
+                return len([loads(row[5]) for row in rows])
+
+            return read
+
+        kinds = {"sread": lambda: len(store.read("read")), "jread": raw(json.loads), "oread": raw(orjson.loads)}
+        for turn in range(READS):
+            for kind in list(kinds) if turn % 2 == 0 else list(reversed(kinds)):
+                started = time.perf_counter()
+                assert kinds[kind]() == READ_EVENTS
+                times[kind].append(1000 * (time.perf_counter() - started))
     store.close()
-    return store_s * 1000, raw_s * 1000
+    return times
 
 
 def run_pg(base: str) -> dict[str, list[float]]:
-    figures: dict[str, list[float]] = {k: [] for k in ("s1", "r1", "s2", "r2", "sread", "rread")}
+    figures: dict[str, list[float]] = {k: [] for k in ("s1", "r1", "s2", "r2", "sread", "jread", "oread")}
     for rep in range(REPEATS):
-        url = pg_fresh(base, rep)
-        figures["s1"].append(appends_per_second(pg_store_writer, url, 1))
-        figures["r1"].append(appends_per_second(pg_raw_writer, url, 1))
-        url = pg_fresh(base, rep + 100)
-        figures["s2"].append(appends_per_second(pg_store_writer, url, 2))
-        figures["r2"].append(appends_per_second(pg_raw_writer, url, 2))
-        sread, rread = pg_read_ms(url)
-        figures["sread"].append(sread)
-        figures["rread"].append(rread)
+        for writers in (1, 2):
+            url = pg_fresh(base, rep + 100 * writers)
+            sides = [("s", pg_store_writer), ("r", pg_raw_writer)]
+            for key, writer in sides if rep % 2 == 0 else reversed(sides):  # A/B order flips
+                figures[f"{key}{writers}"].append(appends_per_second(writer, url, writers))
+        for kind, values in pg_read_ms(url).items():
+            figures[kind] += values
     return figures
 
 
 def print_pg_table(figures: dict[str, list[float]], server: str) -> None:
     med = {k: statistics.median(v) for k, v in figures.items()}
     print(f"\nPostgreSQL ({server}; fsync on, synchronous_commit on: both durable when the call returns)")
+    print("raw psycopg = one autocommit INSERT per append (one round trip, one commit)")
+    print("PostgresEventStore = tf_append (head moved from the expected version; head cached, else read first)")
+    print(f"{'measure':<34}{'PgStore':>12}{'raw psycopg':>13}{'ratio':>7}")
+    for label, n in (("appends/s, 1 writer", 1), ("appends/s, 2 writer processes", 2)):
+        store, raw = med[f"s{n}"], med[f"r{n}"]
+        print(f"{label:<34}{store:>12.0f}{raw:>13.0f}{store / raw:>7.2f}")
+    store, plain, fast = med["sread"], med["jread"], med["oread"]
     print(
-        "raw psycopg = one autocommit INSERT per append (one round trip, one commit); SELECT + json.loads for the read"
+        f"read {READ_EVENTS}-event stream (ms){'':<6}{store:>12.1f}  raw + json {plain:.1f} ({store / plain:.2f}), "
+        f"raw + orjson {fast:.1f} ({store / fast:.2f})"
     )
-    print(
-        "PostgresEventStore = tf_append (head moved from the expected version; head cached, else read first); NOTIFY batched after"
-    )
-    print(f"{'measure':<34}{'PgStore':>12}{'raw psycopg':>13}{'ratio':>8}")
-    rows = [
-        ("appends/s, 1 writer", "s1", "r1", "{:.0f}"),
-        ("appends/s, 2 writer processes", "s2", "r2", "{:.0f}"),
-        (f"read {READ_EVENTS}-event stream (ms)", "sread", "rread", "{:.1f}"),
-    ]
-    for label, store_key, raw_key, fmt in rows:
-        ratio = med[store_key] / med[raw_key]
-        print(f"{label:<34}{fmt.format(med[store_key]):>12}{fmt.format(med[raw_key]):>13}{ratio:>8.2f}")
 
 
 def postgres_section() -> None:
@@ -279,9 +319,10 @@ def postgres_section() -> None:
 
 if __name__ == "__main__":
     began = time.monotonic()
+    print(f"load average before: {load_average()} (1, 5, 15 min; {os.cpu_count()} CPUs)")
     if os.environ.get("TILEFOLD_BENCH_PG") != "only":
         print_table(run())
     else:
         os.environ["TILEFOLD_BENCH_PG"] = ""
     postgres_section()
-    print(f"(bench took {time.monotonic() - began:.1f} s)")
+    print(f"load average after: {load_average()}; bench took {time.monotonic() - began:.1f} s")

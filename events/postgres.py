@@ -42,7 +42,7 @@ from .store import (
     _row_hash,
     iso,
     prepare_event,
-    stored_event,
+    stored_events,
     utc_now,
 )
 
@@ -115,9 +115,6 @@ class PostgresEventStore:
 
     def _prepare(self, event: EventLike) -> dict[str, Any]:
         return prepare_event(self.registry, event)
-
-    def _to_stored(self, row: tuple[Any, ...]) -> StoredEvent:
-        return stored_event(self.registry, row)
 
     def __init__(
         self,
@@ -478,7 +475,7 @@ class PostgresEventStore:
             if limit is not None:
                 sql, params = sql + " LIMIT %s", params + [int(limit)]
             rows = conn.execute(sql, params).fetchall()
-        return [self._to_stored(row) for row in rows]
+        return stored_events(self.registry, rows)
 
     @staticmethod
     def _high_water_mark(conn: Any) -> int:
@@ -496,7 +493,7 @@ class PostgresEventStore:
             sql, params = sql + " LIMIT %s", params + [int(limit)]
         with self._connection() as conn:
             rows = conn.execute(sql, params).fetchall()
-        return [self._to_stored(row) for row in rows]
+        return stored_events(self.registry, rows)
 
     def current_version(self, stream: str) -> int:
         """The stream's last version, 0 if it has no events."""
