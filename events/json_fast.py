@@ -13,7 +13,7 @@ not reproduce for every value (1e-05 vs 0.00001, NaN written as null, integers b
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 import orjson
 
@@ -21,16 +21,29 @@ import orjson
 _DIGITS_ONLY = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 #: the shortest digit run that may be an integer beyond 64 bits (2**63 has 19 digits)
 _LONG_RUN = b"0" * 19
+#: what `fast` answers for a text only json.loads reads as it should
+NOT_FAST: Any = object()
 
 
-def loads(text: str) -> Any:
-    """json.loads(text), through orjson when that gives the same value."""
-    if _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_ONLY):
-        return json.loads(text)
+def fast(text: Union[str, bytes]) -> Any:
+    """orjson's value of `text` when it is json.loads's, else NOT_FAST (then ask json.loads).
+
+    A value parsed here holds no integer beyond 64 bits and no string UTF-8 cannot encode (orjson
+    refuses an escaped lone surrogate); bytes other than UTF-8 (json.loads also reads UTF-16 and
+    UTF-32) are NOT_FAST."""
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if _LONG_RUN in raw.translate(_DIGITS_ONLY):
+        return NOT_FAST
     try:
-        return orjson.loads(text)
+        return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return json.loads(text)
+        return NOT_FAST
+
+
+def loads(text: Union[str, bytes]) -> Any:
+    """json.loads(text), through orjson when that gives the same value."""
+    value = fast(text)
+    return json.loads(text) if value is NOT_FAST else value
 
 
 def loads_many(texts: Sequence[str]) -> list[Any]:

@@ -48,3 +48,18 @@ def test_text_orjson_refuses_is_parsed_by_json():
     parsed = json_fast.loads_many(texts)
     assert math.isnan(parsed[0]["a"]) and parsed[1]["a"] == -math.inf
     assert parsed[2] == {"a": "\ud800"} and parsed[3] == {"a": math.inf}
+
+
+def test_bytes_in_any_encoding_json_reads_give_its_values():
+    """Given request bodies as bytes (UTF-8, with a BOM, UTF-16), when parsed, then each value is
+    json.loads's (orjson reads only the first; the others go to json.loads)."""
+    value = {"tile": "五m", "n": 2**70}
+    for raw in (
+        json.dumps(value, ensure_ascii=False).encode("utf-8"),
+        json.dumps(value).encode("utf-8-sig"),
+        json.dumps(value).encode("utf-16"),
+    ):
+        assert _same(json_fast.loads(raw), json.loads(raw))
+    assert (
+        json_fast.fast(b'{"n": 1}') == {"n": 1} and json_fast.fast(b'{"n": 12345678901234567890}') is json_fast.NOT_FAST
+    )
