@@ -482,6 +482,7 @@ def main() -> None:
 
 
 def measure(args, pg) -> None:
+    before = load_average()
     with tempfile.TemporaryDirectory() as tmp:
         bare_port, service_port = free_port(), free_port()
         bare = start_bare(os.path.join(tmp, "bare.db"), bare_port)
@@ -500,8 +501,9 @@ def measure(args, pg) -> None:
             phases += [("pg1", table_work(bases[0]), [nodes[0]]), ("pg2", split_work(bases), nodes)]
         try:
             runs: dict[str, list[tuple]] = {name: [] for name, _, _ in phases}
-            for _ in range(args.rounds):  # interleaved, so a noisy spell on the VM hits every phase alike
-                for name, work, server in phases:
+            for turn in range(args.rounds):  # interleaved, so a noisy spell on the VM hits every phase alike;
+                # the order flips every round (A B C, then C B A), so no phase always follows the same one
+                for name, work, server in phases if turn % 2 == 0 else list(reversed(phases)):
                     run_threads(args.clients, args.warmup, work, server)
                     runs[name].append(run_threads(args.clients, args.seconds, work, server))
             longs = [long_match(base) for _ in range(args.repeats)]
@@ -510,15 +512,21 @@ def measure(args, pg) -> None:
             stop(service)
             for node in nodes:
                 stop(node)
-    report(args, runs, longs, table_gets)
+    report(args, runs, longs, table_gets, (before, load_average()))
 
 
-def report(args, runs: dict[str, list[tuple]], longs, table_gets: list[tuple[int, int]]) -> None:
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def report(args, runs: dict[str, list[tuple]], longs, table_gets: list[tuple[int, int]], loads: tuple) -> None:
+    print(f"load average (1, 5, 15 min; {os.cpu_count()} CPUs): before {loads[0]}, after {loads[1]}")
     print(
         f"both servers: gunicorn {WORKERS} workers, worker class {WORKER_CLASS}"
         f"{f' x {THREADS} threads' if WORKER_CLASS == 'gthread' else ''}, durability {SYNCHRONOUS} "
         f"(TILEFOLD_SYNCHRONOUS); {args.clients} concurrent clients, "
-        f"{args.rounds} rounds of {args.seconds:g} s (after {args.warmup:g} s warm-up), medians"
+        f"{args.rounds} rounds of {args.seconds:g} s (after {args.warmup:g} s warm-up; the phases' order flips "
+        "every round), medians"
     )
     rates = {
         name: line(label, runs[name])
@@ -537,7 +545,11 @@ def report(args, runs: dict[str, list[tuple]], longs, table_gets: list[tuple[int
             f"(rounds: {', '.join(f'{r:.2f}' for r in per_round)}); accepted action = one POST"
         )
     if "pg1" in runs:
-        print("PostgreSQL (throwaway cluster on this machine, fsync on; server CPU excludes PostgreSQL's own):")
+        print(
+            "PostgreSQL (throwaway cluster on this machine, fsync on; each node the same gunicorn setup; "
+            f"pool {os.environ.get('TILEFOLD_PG_POOL_SIZE', 'default')} connections a worker; "
+            "server CPU excludes PostgreSQL's own):"
+        )
         for name, label in (("pg1", "PG, 1 node, 4 humans"), ("pg2", "PG, 2 nodes, 4 humans")):
             rates[name] = line(label, runs[name])
         print(
