@@ -65,6 +65,7 @@ def build(app, match_id: str, target: int) -> int:
         repo.append_on(loaded, batch)
         loaded = repo.cache.get(match_id)
         i += len(batch)
+    repo.keep_folded()  # the worker's next ticker pass: the rolling snapshot of the match's head
     return loaded.version
 
 

@@ -155,13 +155,15 @@ class MatchRepository:
     def keep_folded(self) -> int:
         """Save the snapshot of every match a cold load of this worker folded from further back
         than a snapshot's worth of events (none yet, or of an older rules version, or an import),
-        so the next cold load anywhere reads it; the ticker calls it (a read never writes)."""
+        so the next cold load anywhere reads it, and the rolling snapshot of every match this worker
+        appended to since the last call (Snapshots.save_heads); the ticker calls it (a read never
+        writes). How many snapshots it saved."""
         taken = self._unkept.take()
         for loaded in taken:
             self.snapshots.save(
                 stream_of(loaded.match_id), loaded.version, loaded.state, loaded.room, numbering=loaded.numbering
             )
-        return len(taken)
+        return len(taken) + self.snapshots.save_heads()
 
     def _from_snapshot(self, match_id: str, max_version: Optional[int] = None) -> Optional[Loaded]:
         found = self.snapshots.load(stream_of(match_id), max_version)

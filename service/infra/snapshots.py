@@ -3,9 +3,10 @@
 A snapshot is kept every `every` events and at every hand end (by the worker that appended
 them), and after a cold load had to fold more than `every` events (which also rebuilds snapshots
 after the engine's rules version changed, or of an import): saved by the worker's ticker
-(`MatchRepository.keep_folded`), never by the load, since a read writes nothing. With `head` on, every other append also leaves the
-stream's rolling latest snapshot (one row per match, replaced by the next), so a cold load folds
-no event at all: folding is dear (a discard costs a claim analysis for each seat). A cold load reads the latest snapshot in the current
+(`MatchRepository.keep_folded`), never by the load, since a read writes nothing. With `head` on, the
+same pass also leaves the rolling latest snapshot (one row per match, replaced by the next) of
+every match the worker appended to since its last pass, so a cold load folds at most the events of
+about a second: folding is dear (a discard costs a claim analysis for each seat). A cold load reads the latest snapshot in the current
 format plus the events after it. The format key names the engine's rules version and the shape
 of the state's classes: a snapshot of any other format is ignored (and a new one written).
 
@@ -25,6 +26,7 @@ import hashlib
 import io
 import logging
 import pickle
+import threading
 from typing import Any, Iterable, Optional
 
 import engine
@@ -106,10 +108,14 @@ def refuse_forged(stream: str, problem: Exception) -> IntegrityFailure:
 class Snapshots:
     """Save and load a match's snapshots in the event store (`save_snapshot` / `load_snapshot`)."""
 
+    HEADS = 4096  # streams whose rolling snapshot waits for the ticker (beyond: a cold load folds more)
+
     def __init__(self, store: EventStoreContract, every: int, head: bool = True) -> None:
         self.store = store
         self.every = max(1, int(every))
         self.head = head
+        self._heads: dict[str, Any] = {}  # stream -> the newest Loaded this worker appended, unsaved
+        self._lock = threading.Lock()
 
     def load(self, stream: str, max_version: Optional[int] = None) -> Optional[tuple[int, Any, rooms.Room, Numbering]]:
         """(version, state, room, numbering) of the latest usable snapshot, or None (an unreadable
@@ -143,11 +149,28 @@ class Snapshots:
             log.warning("could not save a snapshot of %s at %s", stream, version, exc_info=True)
 
     def after_append(self, stream: str, before: int, loaded: Any, event_types: Iterable[str]) -> None:
-        """The snapshot an append from version `before` to `loaded` leaves: kept, rolling or none."""
+        """The snapshot an append from version `before` to `loaded` leaves: a kept one now (every
+        `every` events, hand ends: replay pages start there), else, with `head`, the stream's rolling
+        one at the worker's next ticker pass (`save_heads`): not in the request, which would pay a
+        pickle and a second write for each action, where the pass writes one a match a second."""
         if self.due(before, loaded.version, event_types):
+            with self._lock:
+                self._heads.pop(stream, None)  # the kept one is newer
             self.save(stream, loaded.version, loaded.state, loaded.room, numbering=loaded.numbering)
         elif self.head:
+            with self._lock:
+                known = self._heads.get(stream)
+                if (known is None and len(self._heads) < self.HEADS) or (known and known.version < loaded.version):
+                    self._heads[stream] = loaded
+
+    def save_heads(self) -> int:
+        """Save the rolling snapshot of every stream appended to since the last call, at the newest
+        version this worker appended (the ticker's pass, every worker's); how many were saved."""
+        with self._lock:
+            heads, self._heads = self._heads, {}
+        for stream, loaded in heads.items():
             self.save(stream, loaded.version, loaded.state, loaded.room, keep=False, numbering=loaded.numbering)
+        return len(heads)
 
     def due(self, before: int, after: int, event_types: Iterable[str]) -> bool:
         """Whether an append moving a match from `before` to `after` should leave a snapshot."""

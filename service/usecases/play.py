@@ -643,7 +643,7 @@ class MatchService:
 
     def keep_snapshots(self) -> int:
         """Write the snapshots this worker's cold loads folded without one (the ticker's part: a
-        load never writes); how many."""
+        load never writes) and the rolling snapshots of the matches it appended to; how many."""
         return self.repo.keep_folded()
 
     def tick(self) -> dict:

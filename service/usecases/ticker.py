@@ -11,8 +11,9 @@ A pass: take or renew the lease; settle every overdue decision and deliver the d
 (`MatchService.tick`); heal the matches appended to since the last pass (on taking the lease, every
 match), once their last append is `grace` seconds old (so a worker still dealing is not raced):
 deal, play bots, and sign a finished match's unsigned ends and head. Every worker's pass, lease or
-not, also keeps the snapshots of what its own cold loads folded without one (`keep_snapshots`):
-a request only reads, so this is where that fold is saved for the next cold load.
+not, also keeps the snapshots of what its own cold loads folded without one and the rolling snapshot
+of each match it appended to since its last pass (`keep_snapshots`): a request only reads, or
+appends, so this is where those folds are saved for the next cold load.
 """
 
 from __future__ import annotations

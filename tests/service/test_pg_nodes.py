@@ -174,6 +174,7 @@ def test_a_snapshot_edited_in_the_database_is_refused_by_a_cold_node(tmp_path, p
     first = App(tmp_path, DATABASE=pg_url)
     try:
         match_id, _, _ = first.match(deadline=None)
+        first.svc.keep_snapshots()  # the worker's ticker pass: the match's rolling snapshot
         with psycopg.connect(pg_url, autocommit=True) as conn, conn.transaction():
             conn.execute("SET LOCAL session_replication_role = replica")
             edited = conn.execute(
