@@ -213,11 +213,18 @@ class Connections:
         rows: list[tuple[Any, ...]] = self._transaction(None, lambda conn, db: conn.execute(sql, params).fetchall())
         return rows
 
-    def execute_alone(self, sql: str, params: Any = ()) -> int:
-        """Run ONE writing statement on its own (autocommit: atomic and durable), retrying on BUSY; its lastrowid."""
-        last: int = self._transaction(None, lambda conn, db: conn.execute(sql, params).lastrowid)
-        self._sync_wal()
-        return last
+    def execute_alone(self, sql: str, params: Any = ()) -> tuple[int, int]:
+        """Run ONE writing statement on its own (autocommit: atomic and durable), retrying on BUSY;
+        (its lastrowid, the rows it changed). Nothing changed: nothing to sync."""
+
+        def run(conn: sqlite3.Connection, db: Database) -> tuple[int, int]:
+            cursor = conn.execute(sql, params)
+            return cursor.lastrowid or 0, cursor.rowcount
+
+        last, count = self._transaction(None, run)
+        if count:
+            self._sync_wal()
+        return last, count
 
     def _sync_wal(self) -> None:
         """DURABLE on a WAL file: fsync the WAL now that SQLite has committed (and let go of its lock).

@@ -37,6 +37,7 @@ INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?)"
 #: a snapshot row with what its check needs: the hash of the event row at its version (LEFT JOIN e)
 SNAPSHOT_SEALED = "s.version, s.data, s.chain_hash, s.seal, e.hash"
 MAX_STATEMENT_ROWS = 500  # 7 parameters a row, well under SQLite's 32,766 variables
+HEAD_CACHE = 10_000  # streams whose head (version, hash) a store remembers
 
 
 def utc_now() -> str:
@@ -71,6 +72,7 @@ class EventStore:
             self.path, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, on_connect=on_connect
         )
         self._heads_by_trigger: Optional[bool] = None
+        self._heads: dict[str, tuple[int, str]] = {}  # stream -> (version, hash) of its head, as last seen here
 
     @classmethod
     def initialise(
@@ -175,25 +177,46 @@ class EventStore:
     def _append_in_one_statement(self, stream: str, expected: int, rows: list[dict[str, Any]]) -> AppendResult:
         """Append as ONE multi-row INSERT in autocommit: SQLite's write lock is held only inside it.
 
-        The hash chain is computed from the head read just before; the schema's triggers refuse
-        a row whose version does not follow the stream's head (so a stale head, or a writer
-        that got in between, fails the whole statement) and move the head. Holding the write
-        lock only within one C call keeps it clear of Python (and GIL hand-offs), which is what
-        lets concurrent requests' appends through (docs/STORE.md).
+        The hash chain is computed from the head: the one this store last wrote or read when it is
+        at `expected` (a new stream's is (0, "")), else read first. The INSERT writes its rows only
+        if the stored head's hash is the one chained from (so a cached head is never a wrong chain,
+        only a retry after reading it), and the schema's triggers refuse a row whose version does
+        not follow the stream's head (so a writer that got in between fails the whole statement)
+        and move the head. Holding the write lock only within one C call keeps it clear of Python
+        (and GIL hand-offs), which is what lets concurrent requests' appends through (docs/STORE.md).
         """
-        head = self._db.query("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream])
-        current, prev_hash = head[0] if head else (0, "")
-        if current != expected:
-            raise ConcurrencyError(stream, expected, current)
-        recorded_at = utc_now()
-        sql, params, _ = _insert(stream, current, prev_hash, rows, recorded_at)
-        try:
-            last = self._db.execute_alone(sql, params)
-        except sqlite3.IntegrityError:  # the version trigger or UNIQUE (stream, version): someone got in first
-            raise ConcurrencyError(stream, expected, self.current_version(stream)) from None
-        return AppendResult(
-            stream, current + 1, current + len(rows), _positions(last, len(rows)), recorded_at=recorded_at
-        )
+        known = self._heads.get(stream) if expected else (0, "")
+        for _ in range(2):  # a second time only after the cached head's hash proved stale
+            if known is None or known[0] != expected:
+                head = self._db.query("SELECT version, hash FROM stream_heads WHERE stream = ?", [stream])
+                known = head[0] if head else (0, "")
+                if known[0] != expected:
+                    raise ConcurrencyError(stream, expected, known[0])
+            recorded_at = utc_now()
+            sql, params, last_hash = _insert_after_head(stream, expected, known[1], rows, recorded_at)
+            try:
+                last, written = self._db.execute_alone(sql, params)
+            except sqlite3.IntegrityError:  # the version trigger or UNIQUE (stream, version): someone got in first
+                self._heads.pop(stream, None)
+                raise ConcurrencyError(stream, expected, self.current_version(stream)) from None
+            if written:
+                self._remember_head(stream, expected + len(rows), last_hash)
+                positions = _positions(last, len(rows))
+                return AppendResult(
+                    stream, expected + 1, expected + len(rows), positions, recorded_at=recorded_at, last_hash=last_hash
+                )
+            self._heads.pop(stream, None)  # the head's hash is not the cached one: read it
+            known = None
+        raise ConcurrencyError(stream, expected, self.current_version(stream))
+
+    def _remember_head(self, stream: str, version: int, hash_: str) -> None:
+        """Cache a stream's head as last written or read here (bounded: a stale entry costs one
+        read of the head, never a wrong chain: the INSERT checks the hash it chains from)."""
+        if len(self._heads) > HEAD_CACHE:
+            self._heads.clear()
+        known = self._heads.get(stream)
+        if known is None or known[0] < version:
+            self._heads[stream] = (version, hash_)
 
     def idempotent_result(
         self, idempotency_key: str, stream: Optional[str] = None, request_fingerprint: Optional[str] = None
@@ -221,7 +244,10 @@ class EventStore:
         only events of those types (the limit then counts those)."""
         if types is None:
             sql = f"SELECT {ROW_COLUMNS} FROM events WHERE stream = ? AND version > ? ORDER BY version"
-            return self._select_events(sql, [stream, after], limit)
+            events = self._select_events(sql, [stream, after], limit)
+            if events and limit is None:  # the head as of this read: the next append need not read it
+                self._remember_head(stream, events[-1].version, events[-1].hash)
+            return events
         names = list(types)
         marks = ", ".join("?" * len(names)) or "NULL"
         sql = (
@@ -625,6 +651,20 @@ def _insert(
         prev_hash = _row_hash(prev_hash, stream, version, row, recorded_at)
         params += [stream, version, row["type"], row["schema_version"], row["payload_json"], recorded_at, prev_hash]
     return f"INSERT INTO events ({INSERT_COLUMNS}) VALUES " + ", ".join([INSERT_ROW] * len(rows)), params, prev_hash
+
+
+def _insert_after_head(
+    stream: str, current: int, prev_hash: str, rows: list[dict[str, Any]], recorded_at: str
+) -> tuple[str, list[Any], str]:
+    """`_insert`'s rows as one INSERT ... SELECT that writes them only while the stream's stored head
+    has the hash they chain from (none: a new stream). Returns (sql, params, hash of the last row)."""
+    _, params, last_hash = _insert(stream, current, prev_hash, rows, recorded_at)
+    values = ", ".join([INSERT_ROW] * len(rows))
+    sql = (
+        f"INSERT INTO events ({INSERT_COLUMNS}) SELECT * FROM (VALUES {values}) "
+        "WHERE (SELECT hash FROM stream_heads WHERE stream = ?) IS ?"
+    )
+    return sql, params + [stream, prev_hash if current else None], last_hash
 
 
 def _positions(last_position: int, count: int) -> tuple[int, ...]:

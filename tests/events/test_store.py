@@ -711,6 +711,19 @@ def test_a_long_transactional_append_is_chunked_under_one_timestamp(store):
     assert store.verify_stream("long") == [] and store.current_version("long") == count
 
 
+def test_a_cached_head_with_another_hash_is_never_chained_from(store):
+    """Given a store whose remembered head of a stream has the right version but another hash (as
+    after the database was replaced under it; set by hand here), when it appends at that version,
+    then the append reads the stored head and chains from it: the stream verifies."""
+    store.append("cached", 0, [ev(1)])
+    store._heads["cached"] = (1, "0" * 64)
+    result = store.append("cached", 1, [ev(2), ev(3)])
+    assert (result.first_version, result.last_version) == (2, 3)
+    assert store.verify_stream("cached") == [] and [e.version for e in store.read("cached")] == [1, 2, 3]
+    with pytest.raises(ConcurrencyError):
+        store.append("cached", 1, [ev(4)])  # the cache now at v3: a stale expected version is still refused
+
+
 # -- across connections and nodes: both backends ------------------------------------------------
 def test_racing_appends_at_one_version_let_exactly_one_through(backend):
     """Eight writers (own store objects, as on eight nodes) append at the same version, eight rounds:
