@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -40,9 +41,21 @@ MAX_STATEMENT_ROWS = 500  # 7 parameters a row, well under SQLite's 32,766 varia
 HEAD_CACHE = 10_000  # streams whose head (version, hash) a store remembers
 
 
+#: (a whole second since the epoch, its "YYYY-MM-DDTHH:MM:SS"): utc_now formats a second once
+_SECOND: tuple[int, str] = (-1, "")
+
+
 def utc_now() -> str:
-    """Current time as ISO-8601 UTC with microseconds, e.g. 2024-05-01T12:00:00.123456Z (as `iso`)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")[:-6] + "Z"  # drop "+00:00"
+    """Current time as ISO-8601 UTC with microseconds, e.g. 2024-05-01T12:00:00.123456Z (as `iso`).
+
+    Every append stamps its rows: the second's text is kept and only the microseconds formatted
+    (a third of datetime.isoformat's time); the tuple is replaced whole, so threads need no lock."""
+    global _SECOND
+    second, micro = divmod(time.time_ns() // 1000, 1_000_000)
+    known = _SECOND
+    if known[0] != second:
+        known = _SECOND = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+    return f"{known[1]}.{micro:06d}Z"
 
 
 def iso(moment: Union[datetime, str]) -> str:
