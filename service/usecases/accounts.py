@@ -111,7 +111,6 @@ class Accounts:
         self.repo, self.tokens, self.secrets, self.clock, self.rp = repo, tokens, account_secrets, clock, webauthn
         self.limits = limits
         self.store = repo.store
-        self._seats_at: Optional[tuple[int, dict[str, dict[int, str]]]] = None  # (head position, seat index)
 
     # -- reading an account ---------------------------------------------------------------------
     def _fold(self, account_id: str) -> Account:
@@ -588,42 +587,11 @@ class Accounts:
                 held[link.match_id] = token
         return held
 
-    # -- who holds which seat, for everyone (ratings: service/model/ratings.py, SeatHolders) ------
-    def players_of(self, match_id: str) -> dict[int, str]:
-        """seat -> account id, for the seats of a match that an account holds now: a seat link whose
-        fingerprint is still the seat's verifier's (a re-invite ends it). A seat that two accounts
-        link is held by neither; a deleted account holds none (its links can no longer be read)."""
-        return self._seat_index().get(match_id, {})
-
+    # -- names, for the seat index and the ratings -----------------------------------------------
     def name_of(self, account_id: str) -> Optional[str]:
         """An account's display name (None: no such account, or deleted)."""
         account = self._fold(account_id)
         return account.name if account.exists else None
-
-    def _seat_index(self) -> dict[str, dict[int, str]]:
-        """match -> seat -> account, over every account, rebuilt when the store has moved since."""
-        head = self.store.head_position()
-        if self._seats_at is not None and self._seats_at[0] == head:
-            return self._seats_at[1]
-        linked: dict[tuple[str, int], dict[str, str]] = {}  # (match, seat) -> account -> its link's check
-        for stream in self.store.streams_newest_first(model.PREFIX, None, ALL_ACCOUNTS):
-            account = self._fold(stream[len(model.PREFIX) :])
-            if account.exists:
-                for link in account.seats():
-                    linked.setdefault((link.match_id, link.seat), {})[account.account_id] = link.check
-        index: dict[str, dict[int, str]] = {}
-        for (match_id, seat), holders in sorted(linked.items()):
-            if len(holders) != 1:
-                continue
-            ((account_id, check),) = holders.items()
-            try:
-                grants = self.repo.load(match_id).room.token_grants
-            except NotFound:
-                continue
-            if self.tokens.linked(match_stream(match_id), seat, check, grants):
-                index.setdefault(match_id, {})[seat] = account_id
-        self._seats_at = (head, index)
-        return index
 
     # -- the account's own data -----------------------------------------------------------------
     def profile(self, session: Optional[str]) -> dict:
