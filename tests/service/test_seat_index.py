@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from audit_support import seeded_deals
 import engine
 from service.app import create_app
 from service.http.services import services
@@ -110,6 +111,7 @@ def test_a_move_costs_the_feeds_poll_only_and_ratings_fold_when_the_match_ends(a
     play, accounts = services(app_on).match, services(app_on).accounts
     seats, ratings = services(app_on).push.seats, services(app_on).reads.ratings
     ada = signed_up(app_on, "Ada")
+    seeded_deals(monkeypatch, "seat-index-moves")  # a deal where Ada moves more than three times, every run
     match_id, owner, _ = play.create("hanshan", {"hands": 1})
     seat, token, _ = play.join(match_id, "Ada")
     accounts.link(ada, match_id, seat, token, "joined")
