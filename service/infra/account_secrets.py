@@ -167,14 +167,20 @@ class AccountSecrets:
         return secret, write
 
     @staticmethod
-    def _sweep(conn: Any, account: str, made_before: str, used_before: str) -> None:
+    def _sweep(conn: Any, account: Optional[str], made_before: str, used_before: str) -> int:
+        """End the sessions (of `account`, or of every account) past either cut-off; how many."""
         rows = conn.execute(
             "SELECT s.id FROM tf_sessions s LEFT JOIN tf_session_seen n ON n.id = s.id"
-            " WHERE s.account = ? AND (s.created_at < ? OR COALESCE(n.last_seen, s.created_at) < ?)",
-            [account, made_before, used_before],
+            " WHERE (s.created_at < ? OR COALESCE(n.last_seen, s.created_at) < ?)"
+            + ("" if account is None else " AND s.account = ?"),
+            [made_before, used_before] + ([] if account is None else [account]),
         ).fetchall()
-        for (sid,) in rows:
-            AccountSecrets._end(conn, sid)
+        return sum(AccountSecrets._end(conn, sid) for (sid,) in rows)
+
+    def expired_sessions_writer(self, made_before: str, used_before: str) -> Callable[[Any], int]:
+        """write(conn) ending every account's sessions past either cut-off (made before, last used
+        before), with their last use and their devices' push subscriptions; how many ended."""
+        return lambda conn: self._sweep(conn, None, made_before, used_before)
 
     @staticmethod
     def _end(conn: Any, sid: str) -> int:

@@ -421,6 +421,12 @@ class Accounts:
         return tuple(codes)
 
     # -- sessions -------------------------------------------------------------------------------
+    def end_expired_sessions(self) -> int:
+        """End every account's expired sessions (the ticker's part, so the rows of an account that
+        never signs in again do not stay): how many ended. They were refused already; this removes
+        their rows, last use and push subscriptions."""
+        return int(self.store.write(self.secrets.expired_sessions_writer(*self.cutoffs())))
+
     def sign_out(self, session: Optional[str]) -> list[tuple[str, int]]:
         """End this session; the (match, seat) the account holds (the device drops its own cookies
         of them: signed out, it no longer plays them)."""

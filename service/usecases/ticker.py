@@ -10,8 +10,9 @@ from a clock process.
 A pass: take or renew the lease; settle every overdue decision and deliver the due notices
 (`MatchService.tick`); heal the matches appended to since the last pass (on taking the lease, every
 match), once their last append is `grace` seconds old (so a worker still dealing is not raced):
-deal, play bots, and sign a finished match's unsigned ends and head. Every worker's pass, lease or
-not, also keeps the snapshots of what its own cold loads folded without one and the rolling snapshot
+deal, play bots, and sign a finished match's unsigned ends and head; and, at most every
+`SESSION_SWEEP` seconds, remove every account's expired sessions (refused already; their rows go).
+Every worker's pass, lease or not, also keeps the snapshots of what its own cold loads folded without one and the rolling snapshot
 of each match it appended to since its last pass (`keep_snapshots`): a request only reads, or
 appends, so this is where those folds are saved for the next cold load.
 """
@@ -29,6 +30,8 @@ from .play import MatchService
 
 log = logging.getLogger(__name__)
 LEASE = "ticker"
+#: seconds between two sweeps of expired account sessions by the lease holder
+SESSION_SWEEP = 600.0
 
 
 class Ticker:
@@ -47,6 +50,7 @@ class Ticker:
         self.interval, self.grace, self._clock = interval, grace, clock
         self._position: Optional[int] = None  # the feed position healed up to (None: sweep every match)
         self._seen: dict[str, float] = {}  # match id -> when an append to it was first seen
+        self._swept: Optional[float] = None  # when expired sessions were last swept (None: never)
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self.passes = 0
@@ -61,6 +65,7 @@ class Ticker:
             return None
         report = self.svc.tick()
         report["matches_healed"] = self._heal(wait=leased)
+        report["sessions_ended"] = self._end_expired_sessions()
         report["snapshots_kept"] = self.svc.keep_snapshots()
         self.passes += 1
         return report
@@ -84,6 +89,17 @@ class Ticker:
             except Exception:  # noqa: BLE001 - one broken match must not stop the others
                 log.exception("healing %s failed", match_id)
         return healed
+
+    def _end_expired_sessions(self) -> int:
+        accounts, now = self.svc.accounts, self._clock()
+        if accounts is None or (self._swept is not None and now - self._swept < SESSION_SWEEP):
+            return 0
+        self._swept = now
+        try:
+            return accounts.end_expired_sessions()
+        except Exception:  # noqa: BLE001 - a failed sweep must not stop deadlines; the next one retries
+            log.exception("ending expired sessions failed")
+            return 0
 
     # -- the thread -------------------------------------------------------------------
     def start(self) -> "Ticker":

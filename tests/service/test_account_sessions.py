@@ -266,3 +266,33 @@ def test_a_devices_push_subscription_ends_with_its_session(app, clock):
     assert secrets.push_subscriptions(account, live) == [] and len(endpoints()) == 1
     Device(app, laptop.passkey)  # signs in again: the expired session and what it held are swept
     assert endpoints() == []
+
+
+def test_the_ticker_removes_expired_sessions_of_accounts_that_never_come_back(app, clock):
+    """Given Ada's laptop subscribed to Web Push and left idle past the timeout, and Bob's device in
+    use, when the ticker passes, then the laptop's session, its last use and its subscription are
+    removed (Ada never signs in again to sweep them) and Bob's stay; the next pass within the sweep
+    interval does not look again, the first after it does."""
+    from service.usecases.ticker import SESSION_SWEEP, Ticker
+
+    ada = Device(app, name="Ada")
+    push, store = services(app).push, services(app).match.repo.store
+    push.subscribe(ada.session, subscription("https://push.example.com/laptop"))
+    clock.advance(31 * DAY)
+    bob = Device(app, name="Bob")
+    clock.advance(600)
+    assert bob.post("/web/account/recovery-codes").status_code == 200  # noted as its last use
+    tables = ("tf_sessions", "tf_session_seen", "tf_push")
+    rows = lambda: [store.query(f"SELECT count(*) FROM {t}")[0][0] for t in tables]  # noqa: E731
+    assert rows() == [2, 1, 1]
+    now = [0.0]
+    ticker = Ticker(services(app).match, clock=lambda: now[0])
+    # when the ticker passes
+    assert ticker.run_once()["sessions_ended"] == 1
+    # then the laptop's rows are gone, Bob's device stays signed in
+    assert rows() == [1, 1, 0] and bob.signed_in() and not ada.signed_in()
+    clock.advance(31 * DAY)  # Bob idle past the timeout too
+    now[0] = SESSION_SWEEP - 1
+    assert ticker.run_once()["sessions_ended"] == 0 and rows() == [1, 1, 0]
+    now[0] = SESSION_SWEEP
+    assert ticker.run_once()["sessions_ended"] == 1 and rows() == [0, 0, 0]
