@@ -83,6 +83,7 @@ def serve(args: argparse.Namespace) -> int:
         "worker_class": args.worker_class,
         "timeout": args.timeout,
         "accesslog": None,  # the app logs each request itself (logger tilefold.access: service/http/observe.py)
+        "logger_class": logs.gunicorn_logger(),  # so gunicorn builds no access line of its own
         "logconfig_dict": logs.logging_config(),
         "graceful_timeout": args.graceful_timeout,
         "worker_tmp_dir": _memory_dir(),
