@@ -68,18 +68,19 @@ def _start() -> None:
 def _finish(response: Response) -> Response:
     rid = g.get("request_id") or uuid.uuid4().hex
     response.headers["X-Request-Id"] = rid
-    rule = request.url_rule
+    req = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not one per field
+    rule = req.url_rule
     facts = {
         "request_id": rid,
-        "method": request.method,
+        "method": req.method,
         "route": rule.rule if rule is not None else "unmatched",
-        "endpoint": request.endpoint or "",
-        "path": request.path,
+        "endpoint": req.endpoint or "",
+        "path": req.path,
         "status": response.status_code,
-        "match_id": (request.view_args or {}).get("match_id"),
+        "match_id": (req.view_args or {}).get("match_id"),
         "seat": g.get("seat"),
         "code": g.get("problem_code"),
-        "remote": request.remote_addr,
+        "remote": req.remote_addr,
     }
     started = g.get("started", time.perf_counter())
     if response.is_streamed:  # an event stream (or a file): recorded when it ends
@@ -93,13 +94,13 @@ def _record(facts: dict[str, Any], started: float) -> None:
     duration = time.perf_counter() - started
     try:
         route, status = facts["route"], facts["status"]
-        metrics.REQUESTS.labels(route, str(status)).inc()
-        metrics.REQUEST_SECONDS.labels(route, facts["method"]).observe(duration)
+        metrics.child(metrics.REQUESTS, route, str(status)).inc()
+        metrics.child(metrics.REQUEST_SECONDS, route, facts["method"]).observe(duration)
         if facts["endpoint"] == ACTION_ENDPOINT:
             if status < 400:
-                metrics.ACTIONS.labels("accepted", "ok").inc()
+                metrics.child(metrics.ACTIONS, "accepted", "ok").inc()
             else:
-                metrics.ACTIONS.labels("refused", facts["code"] or f"http_{status}").inc()
+                metrics.child(metrics.ACTIONS, "refused", facts["code"] or f"http_{status}").inc()
         quiet = facts["path"] in PROBES and status < 400
         fields = {k: v for k, v in facts.items() if v is not None and k != "endpoint"}
         fields["duration_ms"] = round(duration * 1000, 2)

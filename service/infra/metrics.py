@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -72,6 +72,19 @@ SNAPSHOT_WRITES = Counter("tilefold_snapshot_writes", "Snapshot writes: 'ok' or 
 APPEND_SECONDS = Histogram(
     "tilefold_store_append_seconds", "Time of one append of a match's events to the store", buckets=APPEND_BUCKETS
 )
+
+
+_CHILDREN: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+
+def child(metric: Any, *labels: str) -> Any:
+    """`metric.labels(*labels)`, kept: prometheus-client converts and checks the labels and takes
+    a lock on every call, a few per request (the children are never removed, so one found stays)."""
+    key = (metric, labels)
+    found = _CHILDREN.get(key)
+    if found is None:
+        found = _CHILDREN[key] = metric.labels(*labels)
+    return found
 
 
 @contextmanager

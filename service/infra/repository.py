@@ -127,7 +127,7 @@ class MatchRepository:
         """
         cached = self.cache.get(match_id)
         cold = cached is None
-        metrics.MATCH_LOADS.labels("cold" if cold else "hit").inc()
+        metrics.child(metrics.MATCH_LOADS, "cold" if cold else "hit").inc()
         if cold:
             cached = self._from_snapshot(match_id)
             # The rows this load folds (after the snapshot); read() checks every row it hands
