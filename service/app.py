@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Mapping, Optional
+from types import FunctionType
+from typing import Any, Callable, Mapping, Optional
 
 from flask import Flask, request
 
@@ -65,9 +66,32 @@ OPENAPI = {
 }
 
 
+class TilefoldFlask(Flask):
+    """Flask that asks once per hook or view whether it is a coroutine function: `ensure_sync` runs
+    for each hook and the view of every request, and upstream it inspects the function every time.
+    The app's hooks and views are a fixed set; a function made per request (an after_this_request
+    closure) is looked at as upstream once the cache holds `KEPT` functions."""
+
+    KEPT = 1024
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync: dict[FunctionType, Callable] = {}
+
+    def ensure_sync(self, func: Callable) -> Callable:
+        if type(func) is not FunctionType:  # a bound method or a callable object: as upstream
+            return super().ensure_sync(func)
+        found = self._sync.get(func)
+        if found is None:
+            found = super().ensure_sync(func)
+            if len(self._sync) < self.KEPT:
+                self._sync[func] = found
+        return found
+
+
 def create_app(config_overrides: Optional[Mapping[str, Any]] = None) -> Flask:
     """Build the app; settings come from TILEFOLD_* env vars, then `config_overrides`."""
-    app = Flask(__name__, static_folder="http/static")  # the pages' JS/CSS (docs/WEB.md)
+    app = TilefoldFlask(__name__, static_folder="http/static")  # the pages' JS/CSS (docs/WEB.md)
     app.json = OrjsonProvider(app)
     app.config.update(config.from_env())
     app.config.update(OPENAPI)
