@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter
+from pythonjsonlogger.orjson import OrjsonFormatter
 
 FORMAT_ENV, LEVEL_ENV = "TILEFOLD_LOG_FORMAT", "TILEFOLD_LOG_LEVEL"
 TEXT = "%(asctime)s %(levelname)s %(name)s [%(process)d] %(request_id)s%(message)s"
@@ -57,6 +58,23 @@ class _Text(logging.Formatter):
         return line + "".join(f" {k}={v}" for k, v in extras.items())
 
 
+class _Json(OrjsonFormatter):
+    """python-json-logger's line written by orjson: the same object as its standard-library
+    formatter's, in about half the time (a line per request), without the spaces after `:` and `,`
+    and with non-ASCII text as UTF-8 rather than \\u escapes. What orjson refuses (an integer
+    beyond 64 bits) is written by the standard-library formatter instead, so no line is lost."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._fallback = JsonFormatter(**kwargs)
+
+    def jsonify_log_record(self, log_data: Any) -> str:
+        try:
+            return super().jsonify_log_record(log_data)
+        except TypeError:
+            return self._fallback.jsonify_log_record(log_data)
+
+
 def wants_json(env: Any = None) -> bool:
     """JSON unless TILEFOLD_LOG_FORMAT says text, or says auto (the default) and stderr is a terminal."""
     choice = (os.environ if env is None else env).get(FORMAT_ENV, "auto").strip().lower() or "auto"
@@ -70,8 +88,8 @@ def wants_json(env: Any = None) -> bool:
 def formatter() -> logging.Formatter:
     """The formatter of every line this process writes (logging.config's factory: "()")."""
     if wants_json():
-        return JsonFormatter(
-            "{levelname}{name}{message}{process}",
+        return _Json(
+            fmt="{levelname}{name}{message}{process}",
             style="{",
             timestamp="time",  # ISO 8601, UTC
             rename_fields={"levelname": "level", "name": "logger", "process": "pid"},
