@@ -44,12 +44,16 @@ class Tokens:
     A worker keeps the rows it read per stream under the match's `generation` (the room's count of
     tokens handed out, folded from the events: `Room.token_grants`); a re-invite changes the
     generation, so rows read before it are never used after the worker has seen it (as the room
-    itself, a worker that has not yet seen another worker's re-invite still knows the old token)."""
+    itself, a worker that has not yet seen another worker's re-invite still knows the old token).
+    Under a generation the rows are fixed, so what a token opens is too: the worker keeps that for
+    a token that opens some row (`holders`; never for one that opens none, so made-up tokens cannot
+    crowd the ones in use out), keyed by the token's SHA-256, as it keeps the rows."""
 
     def __init__(self, store: Any, key: bytes) -> None:
         self.store = store
         self._key = key
         self._rows: OrderedDict[tuple[str, int], list[tuple[int, str]]] = OrderedDict()
+        self._opened: OrderedDict[tuple[str, int, str], frozenset[int]] = OrderedDict()  # see the class
         self._lock = threading.Lock()
 
     def verifier(self, stream: str, seat: int, token_digest: str) -> str:
@@ -152,11 +156,24 @@ class Tokens:
         if token.startswith(DELEGATED):
             return self._delegated_holders(stream, token, generation)
         presented = digest(token)
-        return {
+        key = None if generation is None else (stream, generation, presented)
+        if key is not None:
+            with self._lock:
+                kept = self._opened.get(key)
+                if kept is not None:
+                    self._opened.move_to_end(key)
+                    return set(kept)
+        opened = {
             seat
             for seat, stored in self._verifiers(stream, generation)
             if hmac.compare_digest(self.verifier(stream, seat, presented), stored)
         }
+        if key is not None and opened:
+            with self._lock:
+                self._opened[key] = frozenset(opened)
+                while len(self._opened) > CACHED:
+                    self._opened.popitem(last=False)
+        return opened
 
     def seat_of(self, stream: str, token: Optional[str], generation: Optional[int] = None) -> Optional[int]:
         """The seat (0..3) this token belongs to, or None."""
