@@ -25,6 +25,7 @@ _SEEDS.setLevel(logging.INFO)
 
 def seeded_deals(monkeypatch, label: str) -> None:
     """Every hand the service deals comes from a fixed seed (printed on failure through the label)."""
+    _SEEDS.info("seeded_deals: every hand dealt from the seeds of label %r", label)
     counter = iter(range(1_000))
     monkeypatch.setattr(service.usecases.walls, "commitment", lambda *args: None)  # dealt from seeds, not joint walls
     monkeypatch.setattr(
@@ -39,6 +40,7 @@ def seeded_walls(monkeypatch, label: str) -> None:
     server's chain grown from a root derived from `label` instead of the key directory's secret and the
     random match id; a match dealt without a commitment gets label-derived seeds. The same label and
     the same moves deal the same match every run."""
+    _SEEDS.info("seeded_walls: joint walls from label %r", label)
     links = chain(hashlib.sha256(f"walls/{label}".encode()).digest(), CHAIN_LENGTH)
     monkeypatch.setattr(service.usecases.walls, "_chain", lambda keyring, match_id: links)
     real = service.usecases.play._deal_command

@@ -12,21 +12,25 @@ import pytest
 import engine
 from service.usecases import match_log as service_audit
 from service.cli import main
-from audit_support import first, rehash, rows_of
+from audit_support import first, rehash, rows_of, seeded_walls
 from service.http.services import services
 
 
 def played(app, variant="koudiandian", options=None):
-    """A finished match with one human (played by the bot): (id, owner token, seat token)."""
+    """A finished match with one human (played by the bot): (id, owner token, seat token). The same
+    match every run: joint walls whose server chain comes from a label (logged), so that what a test
+    reads in it (its 20th row, its first discard) never hangs on a random deal."""
     svc = services(app).match
-    match_id, owner, _ = svc.create(variant, options or {"hands": 1})
-    seat, token, _ = svc.join(match_id, "Alice")
-    svc.add_bots(match_id, owner, None)
-    for _ in range(50_000):
-        loaded = svc.repo.load(match_id)
-        if loaded.over:
-            return match_id, owner, token
-        svc.act(match_id, seat, engine.bot_action(loaded.state, seat), None)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        seeded_walls(monkeypatch, f"played/{variant}/{json.dumps(options, sort_keys=True)}")
+        match_id, owner, _ = svc.create(variant, options or {"hands": 1})
+        seat, token, _ = svc.join(match_id, "Alice")
+        svc.add_bots(match_id, owner, None)
+        for _ in range(50_000):
+            loaded = svc.repo.load(match_id)
+            if loaded.over:
+                return match_id, owner, token
+            svc.act(match_id, seat, engine.bot_action(loaded.state, seat), None)
     raise AssertionError("the match did not end")
 
 
