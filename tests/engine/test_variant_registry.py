@@ -25,7 +25,7 @@ from engine.win import WinContext
 from engine.selfplay import play_match, seeds_from
 from service.usecases import match_log
 from engine_helpers import given, then_refused
-from audit_support import rows_of
+from audit_support import rows_of, seeded_deals
 from toy_variant import ENTRY as TOY  # tests/engine/toy_variant/: the package, registered here
 
 
@@ -105,8 +105,9 @@ def test_the_service_lists_the_registered_variants(client):
     assert body["hanshan"]["patterns"]["peizizan"] == ["配子赞", "lone wild wait"]
 
 
-def test_the_toy_variant_is_served_explained_and_reviewed_over_http(toy, api, client):
+def test_the_toy_variant_is_served_explained_and_reviewed_over_http(toy, api, client, monkeypatch):
     # given the toy variant registered after the service was imported (no service file names it)
+    seeded_deals(monkeypatch, "toy-service")  # two hands of which one is won, every run
     listed = client.get("/api/variants").get_json()["variants"]
     assert listed["toy"]["label"] == "玩具麻将 Toy" and listed["toy"]["options"]["double"] is False
     assert 'value="toy"' in client.get("/").get_data(as_text=True)  # the home page offers it

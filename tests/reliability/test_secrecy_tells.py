@@ -17,6 +17,7 @@ import pytest
 
 import engine
 from engine.views import WAITING
+from audit_support import seeded_deals
 from correspondence_helpers import preset  # noqa: F401 (fixture)
 from test_service_secrecy import Truth, check, walk
 
@@ -82,8 +83,9 @@ def tell_app(tmp_path):
 
 
 @pytest.mark.parametrize("variant,seed", [("koudiandian", 1), ("hanshan", 2), ("hanshan", 5)])
-def test_four_random_humans_see_no_tell_in_any_response(tell_app, variant, seed):
+def test_four_random_humans_see_no_tell_in_any_response(tell_app, variant, seed, monkeypatch):
     """Secrecy: every response of every seat, the spectator and the public, in every window."""
+    seeded_deals(monkeypatch, f"tells/{variant}/{seed}")  # a hand with two windows or more, every run
     from conftest import MatchClient, flask_transport
 
     client = tell_app.test_client()

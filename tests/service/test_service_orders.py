@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from audit_support import seeded_deals
 from correspondence_helpers import App, preset  # noqa: F401 (fixture)
 from test_service_deadlines import HANDS
 
@@ -74,7 +75,8 @@ def test_auto_pass_skips_a_pung_question_but_wins_are_still_offered(t, preset):
         assert {"action": "hu"} in t.api.view(match_id, tokens[seat]).body["legal_actions"]
 
 
-def test_three_seats_on_standing_orders_leave_only_the_fourth_to_decide(t):
+def test_three_seats_on_standing_orders_leave_only_the_fourth_to_decide(t, monkeypatch):
+    seeded_deals(monkeypatch, "orders-three-seats")  # the same hand every run: the others' orders are used
     match_id, _, tokens = t.match("koudiandian", {"hands": 1}, deadline=None)
     for seat in (1, 2, 3):
         put_orders(t, match_id, tokens[seat], auto_pass=True, auto_discard=True)
@@ -119,11 +121,12 @@ def test_orders_after_the_match_is_over_are_refused(t):
     assert (reply.status, reply.body["code"]) == (409, "match_over")
 
 
-def test_standing_orders_are_private_to_their_seat(t):
+def test_standing_orders_are_private_to_their_seat(t, monkeypatch):
     """Given four humans, when seat 1 turns auto-pass and auto-discard on, then no other seat and
     no spectator sees an orders_set event, no other viewer's version moves, and a move its orders
     make carries its standing-order reason only for seat 1 (to the others it is a move like any
     other); seat 1 sees its own orders."""
+    seeded_deals(monkeypatch, "orders-private")  # a deal where seat 1's orders discard before any pass
     match_id, _, tokens = t.match("koudiandian", {"hands": 1}, deadline=None)
     before = {seat: t.api.view(match_id, tokens[seat]).body["version"] for seat in (0, 2, 3)}
     public_before = t.api.summary(match_id)["version"]

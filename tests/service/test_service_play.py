@@ -7,6 +7,7 @@ import random
 import pytest
 
 import engine
+from audit_support import seeded_deals
 
 
 def settlement_deltas(payload: dict) -> list[int]:
@@ -107,8 +108,9 @@ def test_long_poll_returns_when_the_version_changes(app, api):
 
 
 @pytest.mark.parametrize("variant", ["koudiandian", "hanshan"])
-def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant):
+def test_an_actions_answer_lists_its_events_as_the_feed_shows_them(api, variant, monkeypatch):
     """The POST answer builds `events` from what it just wrote; the stored feed must say the same."""
+    seeded_deals(monkeypatch, f"answer-events/{variant}")  # a hand long enough for twenty answers, every run
     match_id, _, tokens = api.new_match(variant, {"hands": 1})
     seen = []
 

@@ -7,6 +7,7 @@ import pytest
 import engine
 from engine.views import WINDOW_PHASES
 
+from audit_support import seeded_walls
 from correspondence_helpers import App
 from service.model.room import SERVICE_EVENT_TYPES as SERVICE
 
@@ -35,7 +36,8 @@ def check_public(event: dict, stored) -> None:
     assert engine.DECISION not in payload
 
 
-def test_spectator_feed_of_a_whole_match_hides_every_secret(t):
+def test_spectator_feed_of_a_whole_match_hides_every_secret(t, monkeypatch):
+    seeded_walls(monkeypatch, "spectate-whole")  # four hands with a claim window and a 报听, every run
     match_id, owner = t.create("koudiandian", {"hands": 4}, deadline=None)
     t.api.bots(match_id, owner)  # four bots play it all
     assert t.api.summary(match_id)["status"] == "over"
@@ -57,7 +59,8 @@ def test_spectator_feed_of_a_whole_match_hides_every_secret(t):
     assert [e["type"] for e in later] == [e.type for e in visible[10:]]
 
 
-def test_spectate_view_of_a_live_match_is_the_engine_public_view(t):
+def test_spectate_view_of_a_live_match_is_the_engine_public_view(t, monkeypatch):
+    seeded_walls(monkeypatch, "spectate-live")  # a deal the bots do not end before the human decides again
     match_id, _, tokens = t.match("koudiandian", {"hands": 1}, humans=1)
     t.api.act(match_id, tokens[0], t.api.view(match_id, tokens[0]).body["legal_actions"][0])
     body = t.api.call("GET", f"/api/matches/{match_id}/spectate").body

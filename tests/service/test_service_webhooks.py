@@ -12,6 +12,7 @@ import time
 import pytest
 
 import engine
+from audit_support import seeded_deals
 from correspondence_helpers import HOUR, App, Receiver
 from service.infra.notify import verify
 
@@ -177,7 +178,8 @@ def test_delivery_gives_up_after_bounded_attempts(tmp_path):
     assert t.svc.notifier.deliver_due() == 0
 
 
-def test_actions_are_not_slowed_by_a_hanging_or_dead_receiver(tmp_path, receiver):
+def test_actions_are_not_slowed_by_a_hanging_or_dead_receiver(tmp_path, receiver, monkeypatch):
+    seeded_deals(monkeypatch, "webhook-latencies")  # eight hands that give the human 39 moves, every run
     t = App(tmp_path, WEBHOOK_WORKER=True, WEBHOOK_POLL=0.05, WEBHOOK_TIMEOUT=4.0)
     receiver.hang_seconds = 5.0
     match_id, token, _ = human_and_bots(t, receiver.url, {"hands": 8}, deadline=None)

@@ -17,6 +17,7 @@ from collections import Counter
 
 import pytest
 
+from audit_support import seeded_deals
 from browser_support import ARGS, BROWSER_MARKS, CHROMIUM, DOCS
 
 import engine
@@ -357,12 +358,14 @@ def test_hanshan_hand_four_browsers(server, contexts, tmp_path):
     shots.take(pages[0], "settlement")
 
 
-def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
+def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path, monkeypatch):
     """Given four browsers and 扣点点 in 耗子 mode, when a whole hand is played by clicking only, then it
     reaches the settlement; along the way a reload, a second tab and a lost connection all catch up,
     and no page ever holds another seat's concealed tiles (checked on the DOM)."""
     base, app = server
     shots = Shots(tmp_path)
+    # a hand long enough for the reload, the second tab and seat 3's turns, every run (not the pages' wall parts)
+    seeded_deals(monkeypatch, "browser-koudiandian-wilds")
     match_id, pages = four_players(contexts, base, "koudiandian", True)
     assert "耗子" in pages[0].text_content("#wild")  # K-13
     pages[3].evaluate("window.__hidden = true")  # seat 3 looks at another tab: notified on its turn
@@ -429,7 +432,7 @@ def test_koudiandian_wilds_hand_four_browsers(server, contexts, tmp_path):
     assert stranger.request.get(f"{base}/api/matches/{match_id}/chat").status == 401
 
 
-def test_a_late_action_answer_never_takes_the_page_back(server, contexts):
+def test_a_late_action_answer_never_takes_the_page_back(server, contexts, monkeypatch):
     """Given a seat whose own action's answer reaches its page only after the stream has shown a newer
     version (a busy server), then the page stays at the newer version and its tiles.
 
@@ -439,6 +442,7 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts):
     """
     base, app = server
     svc = services(app).match
+    seeded_deals(monkeypatch, "browser-late-answer")  # a dealer's discard the table answers, every run
     match_id, pages = four_players(contexts, base, "koudiandian", False)
     loaded = svc.repo.load(match_id)
     seat = engine.pending_seats(loaded.state)[0]  # the dealer, to discard
