@@ -244,11 +244,14 @@ def test_a_node_role_with_the_documented_privileges_serves_and_ticks(pg_url, tmp
     and an account's whole life (passkeys, sessions, recovery, API token, Web Push, deletion)."""
     import psycopg
 
+    from audit_support import seeded_deals
     from correspondence_helpers import HOUR, App
     from events import PostgresEventStore
     from service.http.services import services
 
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
+    # a first discard that asks at most one seat, so that one tick settles one decision: every run
+    seeded_deals(monkeypatch, "node-role-ticks")
     PostgresEventStore.initialise(pg_url).close()  # `tilefold migrate` as the schema's owner
     role = "tf_node_" + uuid.uuid4().hex[:8]
     with psycopg.connect(pg_url, autocommit=True) as conn:
