@@ -253,38 +253,52 @@ def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> 
 def _after_each_draw(
     counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
 ) -> tuple[int, ...]:
-    """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused."""
+    """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused.
+
+    A drawn wild leaves the naturals as they are (one wild more); a drawn 白板 stand-in (H-2) makes
+    the readings "each of the hand's readings plus a 白板" and "the reading with every 白板 moved,
+    plus one of the wild's kind": both come from the per-reading draws already found."""
     rules = Rules(*fields)
     natural, wilds = split(counts, rules.wild)
     _check_possible(natural, wilds)
     size = 3 * sets + 2
     seven = rules.seven_pairs and sets == 4
     stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
-    per_variant = [_draws(v, sets) for v in _variants(natural, stand)]
-    best = per_variant[0] if len(per_variant) == 1 else tuple(map(max, *per_variant))
+    readings = list(_variants(natural, stand))
+    per_variant = [_draws(v, sets) for v in readings]
+    placed = max(p for p, _ in per_variant)  # the hand as it is, its best reading
+    best = per_variant[0][1] if len(per_variant) == 1 else tuple(map(max, *(d for _, d in per_variant)))
     room = size - wilds
     if seven:  # K-7 after drawing t: one more pair if t was odd, else one more single
+        placed = max(placed, *map(_placed_seven_pairs, readings))
         pairs, singles = _pairs_singles(natural)
         p_odd, p_even = min(pairs + 1, 7), min(pairs, 7)
         odd = 2 * p_odd + min(singles - 1, 7 - p_odd)
         even = 2 * p_even + min(singles + 1, 7 - p_even)
         best = tuple(max(b, odd if n & 1 else even) for b, n in zip(best, natural))
     out = [room - p if p < room else 0 for p in best]  # max(room - min(p, room), 0)
-    for t in (rules.wild, rules.stand_in[0] if rules.stand_in is not None else None):
-        if t is not None:
+    if rules.wild is not None:  # the same naturals and one wild more
+        out[rules.wild] = room - 1 - placed if placed < room - 1 else 0
+    if rules.stand_in is not None:
+        src, dst = rules.stand_in
+        if seven:  # no rule set has both; judged in full
             work = list(counts)
-            work[t] += 1
-            out[t] = hand_missing(work, sets, rules)
+            work[src] += 1
+            out[src] = hand_missing(work, sets, rules)
+        else:
+            most = max(best[src], per_variant[-1][1][dst])
+            out[src] = room - most if most < room else 0
     return tuple(out)
 
 
-def _draws(variant: Sequence[int], sets: int) -> tuple[int, ...]:
-    """Most naturals placed (standard form) after drawing each kind t, for every t."""
+def _draws(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
+    """(most naturals placed in standard form as the hand stands, the same after drawing each kind t
+    for every t)."""
     keys = [tuple(variant[lo:hi]) for lo, hi in _GROUPS]
     f0, f1, f2, f3 = (_frontier(key, g < 3) for g, key in enumerate(keys))
     low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)  # max-plus: any order, same result
     others = (_convolve(f1, high, sets), _convolve(f0, high, sets), _convolve(low, f3, sets), _convolve(low, f2, sets))
-    return (
+    return _best_of(low, high, sets), (
         _draws_in_group(keys[0], True, others[0], sets)
         + _draws_in_group(keys[1], True, others[1], sets)
         + _draws_in_group(keys[2], True, others[2], sets)

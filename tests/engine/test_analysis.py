@@ -98,3 +98,23 @@ def test_differential_sample_against_the_brute_force_reference():
             assert A.waits(counts, sets, rules) == ref_waits(
                 natural, wilds, wild, sets=sets, seven_pairs=seven, stand_in=rules.stand_in
             )
+
+
+def test_given_wilds_and_white_when_each_draw_is_judged_then_it_equals_judging_the_drawn_hand():
+    """The draws of a wild and of a 白板 stand-in (H-2) are read off the hand's own readings; every
+    draw must give what `hand_missing` gives the hand with that tile added (seed printed on failure)."""
+    seed = 41
+    rng = random.Random(seed)
+    for i in range(400):
+        counts, wild, sets, variant = random_case(rng, i % 5, extra=1)
+        if sum(counts) != 3 * sets + 1:
+            continue
+        while counts[WHITE] < i % 3 and any(counts[k] for k in range(27)):
+            counts[next(k for k in range(27) if counts[k])] -= 1
+            counts[WHITE] += 1
+        rules = A.Rules.of(variant, wild)
+        after = A._missing_after_each_draw(counts, sets, rules)
+        for t in range(34):
+            drawn = list(counts)
+            drawn[t] += 1
+            assert after[t] == A.hand_missing(drawn, sets, rules), (seed, i, counts, wild, sets, variant, t)
