@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import add
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from engine.tiles import NUM_KINDS
 
 _NEG = -99
+_FAR = 10 * _NEG  # below any sum holding a feasible entry: it never wins a max
 _GROUPS = ((0, 9), (9, 18), (18, 27), (27, 34))
 _SLOTS = 5  # 0..4 partial sets per group
 _ALL_KINDS = tuple(range(NUM_KINDS))
@@ -236,8 +238,8 @@ def hand_shanten(counts: Sequence[int], sets: int, rules: Rules) -> int:
 
 def improving_tiles(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
     """Kinds whose draw lowers the missing count of a 3n+1 hand (for a ready hand: its waits)."""
-    before = hand_missing(counts, sets, rules)
-    return [t for t, after in enumerate(_missing_after_each_draw(counts, sets, rules)) if after < before]
+    before, draws = _missing_now_and_after_each_draw(counts, sets, rules)
+    return [t for t, after in enumerate(draws) if after < before]
 
 
 def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
@@ -246,14 +248,20 @@ def waits(counts: Sequence[int], sets: int, rules: Rules) -> list[int]:
 
 
 def _missing_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> tuple[int, ...]:
+    return _after_each_draw(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))[1]
+
+
+def _missing_now_and_after_each_draw(counts: Sequence[int], sets: int, rules: Rules) -> tuple[int, tuple[int, ...]]:
+    """(hand_missing(counts), hand_missing(counts + t) for every kind t), from one pass."""
     return _after_each_draw(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))
 
 
 @lru_cache(maxsize=1 << 12)
 def _after_each_draw(
     counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
-) -> tuple[int, ...]:
-    """hand_missing(counts + t) for every kind t; one group changes per draw, the others are reused.
+) -> tuple[int, tuple[int, ...]]:
+    """(hand_missing(counts), hand_missing(counts + t) for every kind t); one group changes per draw,
+    the others are reused.
 
     A drawn wild leaves the naturals as they are (one wild more); a drawn 白板 stand-in (H-2) makes
     the readings "each of the hand's readings plus a 白板" and "the reading with every 白板 moved,
@@ -288,7 +296,7 @@ def _after_each_draw(
         else:
             most = max(best[src], per_variant[-1][1][dst])
             out[src] = room - most if most < room else 0
-    return tuple(out)
+    return (room - placed if placed < room else 0), tuple(out)
 
 
 def _draws(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
@@ -306,11 +314,96 @@ def _draws(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
     )
 
 
+NOT_HELD = 99  # `missing_after_each_discard` of a kind the hand does not hold
+
+
+def missing_after_each_discard(counts: Sequence[int], sets: int, rules: Rules) -> tuple[int, ...]:
+    """hand_missing(counts - t) for every kind t held (NOT_HELD for the others), from one pass: one
+    group changes per discard, the others are reused (the tables of `_draws`, one tile less)."""
+    return _after_each_discard(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))
+
+
+@lru_cache(maxsize=1 << 12)
+def _after_each_discard(
+    counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
+) -> tuple[int, ...]:
+    """See `missing_after_each_discard`. The readings of the hand less a 白板 stand-in (H-2) are the
+    hand's readings that still hold a 白板, less it; a wild let go leaves the naturals as they are."""
+    rules = Rules(*fields)
+    natural, wilds = split(counts, rules.wild)
+    _check_possible(natural, wilds)
+    size = 3 * sets + 2
+    seven = rules.seven_pairs and sets == 4
+    stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
+    placed = 0
+    best = [_FAR] * NUM_KINDS
+    for v in _variants(natural, stand):
+        now, after = _discards(v, sets)
+        if seven:
+            now = max(now, _placed_seven_pairs(v))
+            pairs, singles = _pairs_singles(v)
+            odd = 2 * min(pairs, 7) + min(singles - 1, 7 - min(pairs, 7))  # a single, or one of three, let go
+            even = 2 * min(pairs - 1, 7) + min(singles + 1, 7 - min(pairs - 1, 7))  # one of a pair or four
+            after = tuple(max(a, odd if n & 1 else even) if n else a for a, n in zip(after, v))
+        placed = max(placed, now)
+        best = list(map(max, best, after))
+    room = size - wilds
+    out = [(room - p if p < room else 0) if n else NOT_HELD for p, n in zip(best, natural)]
+    if rules.wild is not None:
+        # a wild let go: the same naturals, one wild less (the wild's kind holds no natural)
+        out[rules.wild] = (room + 1 - placed if placed < room + 1 else 0) if wilds else NOT_HELD
+    return tuple(out)
+
+
+def _discards(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
+    """(most naturals placed in standard form as the hand stands, the same after letting go of each
+    kind t held; _FAR for a kind not held)."""
+    keys = [tuple(variant[lo:hi]) for lo, hi in _GROUPS]
+    f0, f1, f2, f3 = (_frontier(key, g < 3) for g, key in enumerate(keys))
+    low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)
+    others = (_convolve(f1, high, sets), _convolve(f0, high, sets), _convolve(low, f3, sets), _convolve(low, f2, sets))
+    return _best_of(low, high, sets), (
+        _discards_in_group(keys[0], True, others[0], sets)
+        + _discards_in_group(keys[1], True, others[1], sets)
+        + _discards_in_group(keys[2], True, others[2], sets)
+        + _discards_in_group(keys[3], False, others[3], sets)
+    )
+
+
+@lru_cache(maxsize=1 << 13)
+def _discards_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], sets: int) -> tuple[int, ...]:
+    """For each place of the group: most naturals placed with one tile less there (_FAR: none held)."""
+    room = _room(others, sets)
+    return tuple([_FAR if less is None else max(map(add, less, room)) for less in _lessened_frontiers(key, runs)])
+
+
+@lru_cache(maxsize=1 << 14)
+def _lessened_frontiers(key: tuple[int, ...], runs: bool) -> tuple[Optional[tuple[int, ...]], ...]:
+    """The group's table of discards: its frontier with one tile less at each place held (None where
+    none is held)."""
+    return tuple(_frontier(key[:i] + (key[i] - 1,) + key[i + 1 :], runs) if key[i] else None for i in range(len(key)))
+
+
 @lru_cache(maxsize=1 << 13)
 def _draws_in_group(key: tuple[int, ...], runs: bool, others: tuple[int, ...], sets: int) -> tuple[int, ...]:
     """For each place of the group: most naturals placed with one more tile there, `others` the
-    combined frontier of the other groups."""
-    return tuple(_best_of(drawn, others, sets) for drawn in _drawn_frontiers(key, runs))
+    combined frontier of the other groups (max-plus: each drawn frontier against `_room(others)`)."""
+    room = _room(others, sets)
+    return tuple([max(map(add, drawn, room)) for drawn in _drawn_frontiers(key, runs)])
+
+
+def _room(others: tuple[int, ...], sets: int) -> tuple[int, ...]:
+    """Index k*2+p: the most `others` places into at most sets-k partial sets and at most 1-p pairs
+    (_FAR for k > sets), so max(a[i] + room[i]) is `_best_of(a, others, sets)`: a frontier's entry
+    0 (no tile placed) is always 0, and a sum holding an infeasible entry (_NEG) stays below it."""
+    out: list[int] = []
+    for k in range(_SLOTS):
+        if k > sets:
+            out += (_FAR, _FAR)
+            continue
+        both = others[: (sets - k + 1) * 2]
+        out += (max(both), max(both[::2]))  # p = 0: either; p = 1: the others hold no pair
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -368,9 +461,9 @@ def judge_hand(
     tile: int = -1,
 ) -> DiscardOption:
     """A 3n+1 hand judged as in `judge_discard` (`hidden`: unseen copies from the seat's view)."""
-    before = hand_missing(rest, sets, rules)
+    before, draws = _missing_now_and_after_each_draw(rest, sets, rules)
     sh = before - 1
-    better = [t for t, after in enumerate(_missing_after_each_draw(rest, sets, rules)) if after < before]
+    better = [t for t, after in enumerate(draws) if after < before]
     seen = sum(hidden[t] for t in better)
     if sh != 0:
         return DiscardOption(tile, sh, tuple(better), seen)
@@ -393,11 +486,10 @@ def discard_options(
     """Allowed discards of a 3n+2 hand, best first (ties keep kind order). Only the discards with
     the lowest shanten are judged in full; the others carry their shanten alone."""
     kinds = sorted(set(allowed if allowed is not None else [k for k, n in enumerate(counts) if n]))
-    after = {}
-    for t in kinds:
-        rest = list(counts)
-        rest[t] -= 1
-        after[t] = hand_shanten(rest, sets, rules)
+    table = missing_after_each_discard(counts, sets, rules)
+    if any(table[t] == NOT_HELD for t in kinds):
+        raise ImpossibleHand(f"impossible hand: it cannot let go of a tile kind it does not hold ({kinds})")
+    after = {t: table[t] - 1 for t in kinds}
     low = min(after.values(), default=0)
     judged = [
         judge_discard(counts, t, sets, rules, hidden, value_of)

@@ -383,10 +383,15 @@ def score_discards(
         danger = cost(t)
         reach = []  # (the most this flush could be worth, plan index, kept hand)
         for i, (value, keep, kept) in enumerate(flushes):
+            whole = kept
             if t in keep:
                 kept = kept[:t] + (kept[t] - 1,) + kept[t + 1 :]
             if sum(kept) >= 8:
-                most = chance(A.hand_missing(kept, know.sets, know.rules) - 1, _unseen_in(know, keep), draws)
+                if t in keep:  # the plan's table of discards, one per decision
+                    missing = A.missing_after_each_discard(whole, know.sets, know.rules)[t]
+                else:
+                    missing = A.hand_missing(kept, know.sets, know.rules)
+                most = chance(missing - 1, _unseen_in(know, keep), draws)
                 reach.append((most * value, i, kept))
         if t in options:
             own = _plain_worth(know, options[t], draws, pool, plans)
@@ -421,14 +426,9 @@ def _unseen_in(know: Knowledge, keep: frozenset[int]) -> int:
 
 
 def _steps_after(know: Knowledge, tiles: list[int]) -> dict[int, int]:
-    """tile -> the hand's steps from ready after letting it go (memoised lookups)."""
-    counts = list(know.counts)
-    out = {}
-    for t in tiles:
-        counts[t] -= 1
-        out[t] = A.hand_shanten(counts, know.sets, know.rules)
-        counts[t] += 1
-    return out
+    """tile -> the hand's steps from ready after letting it go (one memoised table per hand)."""
+    table = A.missing_after_each_discard(know.counts, know.sets, know.rules)
+    return {t: table[t] - 1 for t in tiles}
 
 
 def _plain_worth(know: Knowledge, o: A.DiscardOption, draws: int, pool: int, plans: Mapping[str, float]) -> float:

@@ -118,3 +118,26 @@ def test_given_wilds_and_white_when_each_draw_is_judged_then_it_equals_judging_t
             drawn = list(counts)
             drawn[t] += 1
             assert after[t] == A.hand_missing(drawn, sets, rules), (seed, i, counts, wild, sets, variant, t)
+
+
+def test_given_a_hand_when_each_discard_is_judged_from_its_table_then_it_equals_judging_the_hand_left():
+    """`missing_after_each_discard` (one table per hand, wilds, 白板 stand-ins and K-7 seven pairs
+    included) against `hand_missing` of the hand less each kind (seed printed on failure)."""
+    seed = 43
+    rng = random.Random(seed)
+    for i in range(400):
+        counts, wild, sets, variant = random_case(rng, i % 5, extra=2 if i % 4 else 1)
+        if i % 7 == 0:  # pairs, for K-7
+            counts = [min(4, 2 * n) for n in counts[:17]] + [0] * 17
+        while counts[WHITE] < i % 3 and any(counts[k] for k in range(27)):
+            counts[next(k for k in range(27) if counts[k])] -= 1
+            counts[WHITE] += 1
+        rules = A.Rules.of(variant, wild)
+        table = A.missing_after_each_discard(counts, sets, rules)
+        for t in range(34):
+            if not counts[t]:
+                assert table[t] == A.NOT_HELD, (seed, i, counts, wild, sets, variant, t)
+                continue
+            left = list(counts)
+            left[t] -= 1
+            assert table[t] == A.hand_missing(left, sets, rules), (seed, i, counts, wild, sets, variant, t)
