@@ -15,6 +15,11 @@ With --against, each round runs this script once in this checkout and once in th
 process each, alternating which goes first), over the same seeds; it prints per side the median and
 p99 of all decisions of all rounds, the ratio, the load average, and whether the digests of every
 round of both agree.
+
+With --lines (alone or with --against: one round), each decision's work is also counted as the Python
+line events it runs (sys.settrace; about ten times slower): a measure the machine's load does not
+change, though it leaves out work done in C (builtins, memo lookups). It prints their median and p99
+per rule set, and with --against the ratios.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,8 +44,11 @@ RULE_SETS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def play(rule_set: str, match: int, hands: int, cpu: list[float], wall: list[float]) -> list[str]:
-    """One all-normal match; every decision as a JSON line (seat included)."""
+def play(
+    rule_set: str, match: int, hands: int, cpu: list[float], wall: list[float], events: Optional[list[int]] = None
+) -> list[str]:
+    """One all-normal match; every decision as a JSON line (seat included); with `events`, each
+    decision's Python line events are counted into it."""
     from engine.actions import pending_seats
     from engine.bot import bot_action
     from engine.selfplay import seeds_from
@@ -57,7 +65,16 @@ def play(rule_set: str, match: int, hands: int, cpu: list[float], wall: list[flo
             continue
         seat = pending_seats(state)[0]
         started, cpu_started = time.perf_counter(), time.process_time()
-        command = dict(bot_action(state, seat, "normal"), seat=seat)
+        if events is None:
+            command = dict(bot_action(state, seat, "normal"), seat=seat)
+        else:
+            counted, tracer = _line_counter()
+            sys.settrace(tracer)
+            try:
+                command = dict(bot_action(state, seat, "normal"), seat=seat)
+            finally:
+                sys.settrace(None)
+            events.append(counted[0])
         cpu.append(time.process_time() - cpu_started)
         wall.append(time.perf_counter() - started)
         lines.append(json.dumps(command, sort_keys=True, ensure_ascii=False))
@@ -65,19 +82,37 @@ def play(rule_set: str, match: int, hands: int, cpu: list[float], wall: list[flo
     return lines
 
 
+def _line_counter() -> tuple[list[int], Any]:
+    """([count], a sys.settrace function counting the line events of every frame into it)."""
+    counted = [0]
+
+    def count(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            counted[0] += 1
+        return count
+
+    return counted, lambda frame, event, arg: count
+
+
 def digests(
-    matches: int, hands: int, cpu: list[float], wall: list[float], rules: Optional[list[str]] = None
+    matches: int,
+    hands: int,
+    cpu: list[float],
+    wall: list[float],
+    rules: Optional[list[str]] = None,
+    counted: Optional[dict[str, list[int]]] = None,
 ) -> dict[str, tuple[int, str]]:
     """rule set -> (decisions, SHA-256 of the decision lines of `matches` matches of `hands` hands);
-    `rules` the rule sets to play (default all)."""
+    `rules` the rule sets to play (default all); with `counted`, rule set -> line events per decision."""
     out = {}
     for rule_set in rules or list(RULE_SETS):
-        lines = [line for m in range(matches) for line in play(rule_set, m, hands, cpu, wall)]
+        per = None if counted is None else counted.setdefault(rule_set, [])
+        lines = [line for m in range(matches) for line in play(rule_set, m, hands, cpu, wall, per)]
         out[rule_set] = (len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest())
     return out
 
 
-def p99(times: list[float]) -> float:
+def p99(times: Sequence[float]) -> float:
     t = sorted(times)
     return t[min(len(t) - 1, int(0.99 * len(t)))]
 
@@ -86,19 +121,27 @@ def spread(times: list[float]) -> str:
     return f"median {1000 * statistics.median(times):.2f} ms, p99 {1000 * p99(times):.2f} ms ({len(times)} decisions)"
 
 
-def worker(root: Path, matches: int, hands: int, rules: Optional[list[str]] = None) -> dict[str, Any]:
+def worker(
+    root: Path, matches: int, hands: int, rules: Optional[list[str]] = None, count_lines: bool = False
+) -> dict[str, Any]:
     """Run in `root` (a checkout): its engine decides."""
     sys.path.insert(0, str(root))
     cpu: list[float] = []
     wall: list[float] = []
-    found = digests(matches, hands, cpu, wall, rules)
-    return {"digests": found, "cpu": cpu, "wall": wall}
+    counted: Optional[dict[str, list[int]]] = {} if count_lines else None
+    found = digests(matches, hands, cpu, wall, rules, counted)
+    return {"digests": found, "cpu": cpu, "wall": wall, "lines": counted}
 
 
-def ab(other: Path, rounds: int, matches: int, hands: int, rules: list[str]) -> None:
+def line_spread(counts: list[int]) -> str:
+    return f"line events median {statistics.median(counts):.0f}, p99 {p99(counts):.0f} ({len(counts)} decisions)"
+
+
+def ab(other: Path, rounds: int, matches: int, hands: int, rules: list[str], count_lines: bool = False) -> None:
     sides = {"this": ROOT, "other": other.resolve()}
     times: dict[str, dict[str, list[float]]] = {s: {"cpu": [], "wall": []} for s in sides}
     found: dict[str, Any] = {}
+    counted: dict[str, dict[str, list[int]]] = {}
     print(f"A/B: this = {ROOT}, other = {sides['other']}; {rounds} rounds of {matches} x {hands} hands of {rules}")
     print(f"load average {os.getloadavg()[0]:.2f} at start")
     for r in range(rounds):
@@ -106,12 +149,13 @@ def ab(other: Path, rounds: int, matches: int, hands: int, rules: list[str]) -> 
         for side in order:
             root = sides[side]
             run = [sys.executable, __file__, "--worker", str(root), "--matches", str(matches), "--hands", str(hands)]
-            run += ["--rules", *rules]
+            run += ["--rules", *rules] + (["--lines"] if count_lines else [])
             env = dict(os.environ, PYTHONPATH=str(root))
             out = json.loads(subprocess.run(run, env=env, cwd=root, check=True, capture_output=True, text=True).stdout)
             times[side]["cpu"] += out["cpu"]
             times[side]["wall"] += out["wall"]
             found.setdefault(side, []).append(out["digests"])
+            counted.setdefault(side, {}).update(out["lines"] or {})
             print(f"round {r + 1} {side:5s}: CPU {spread(out['cpu'])}; load {os.getloadavg()[0]:.2f}", flush=True)
     for clock in ("cpu", "wall"):
         for side in sides:
@@ -120,6 +164,13 @@ def ab(other: Path, rounds: int, matches: int, hands: int, rules: list[str]) -> 
         print(
             f"this/other {clock}: median x{statistics.median(this) / statistics.median(other_t):.2f}, "
             f"p99 x{p99(this) / p99(other_t):.2f}"
+        )
+    for rule_set in rules if count_lines else []:
+        this_l, other_l = counted["this"][rule_set], counted["other"][rule_set]
+        print(f"{rule_set:8s} this : {line_spread(this_l)}; other: {line_spread(other_l)}")
+        print(
+            f"{rule_set:8s} this/other line events: median x{statistics.median(this_l) / statistics.median(other_l):.2f}, "
+            f"p99 x{p99(this_l) / p99(other_l):.2f}"
         )
     same = all(d == found["other"][0] for side in sides for d in found[side])  # every round, both sides
     print(f"digests of every round {'IDENTICAL' if same else 'DIFFER'}: this {found['this'][0]}")
@@ -135,18 +186,21 @@ def main() -> None:
     parser.add_argument(
         "--rules", nargs="+", choices=list(RULE_SETS), default=list(RULE_SETS), help="rule sets (default all)"
     )
+    parser.add_argument("--lines", action="store_true", help="also count each decision's Python line events")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.matches, args.hands, args.rules)))
+        print(json.dumps(worker(args.worker, args.matches, args.hands, args.rules, args.lines)))
         return
     if args.against:
-        ab(args.against, args.rounds, args.matches, args.hands, args.rules)
+        ab(args.against, 1 if args.lines else args.rounds, args.matches, args.hands, args.rules, args.lines)
         return
     print(f"load average {os.getloadavg()[0]:.2f} at start")
-    result = worker(ROOT, args.matches, args.hands, args.rules)
+    result = worker(ROOT, args.matches, args.hands, args.rules, args.lines)
     for rule_set, (n, digest) in result["digests"].items():
         print(f"{rule_set:8s} {n:5d} decisions  {digest}")
+        if args.lines:
+            print(f"{rule_set:8s} {line_spread(result['lines'][rule_set])}")
     print(f"decision time CPU : {spread(result['cpu'])}")
     print(f"decision time wall: {spread(result['wall'])}")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
