@@ -16,7 +16,7 @@ ACTIONS = ("discard", "pung", "kong", "hu", "pass", "ting")
 
 def variant_of(state: MatchState) -> Variant:
     """The rule hooks of the variant the state names, under its options and rules version (built
-    from the registry entry; kept among the state's derived answers until the next event)."""
+    from the registry entry once; kept among the state's derived answers, across events and copies)."""
     rules = state.cache.get("rules")
     if rules is None:
         rules = state.cache["rules"] = get(state.variant).rules(state.options, state.rules_version)
@@ -33,10 +33,16 @@ _DISCARDS = tuple({"action": "discard", "tile": name(k)} for k in range(34))
 
 def legal_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
     """Every command `seat` may send now, as dicts without the seat (`[]` if nothing is pending)."""
+    return [dict(a) for a in legal_templates(state, seat)]
+
+
+def legal_templates(state: MatchState, seat: int) -> list[dict[str, Any]]:
+    """`legal_actions` without the copies, kept until the next event: read it, never change it."""
     key = ("legal", seat)
-    if key not in state.cache:
-        state.cache[key] = _legal_actions(state, seat)
-    return [dict(a) for a in state.cache[key]]
+    found = state.cache.get(key)
+    if found is None:
+        found = state.cache[key] = _legal_actions(state, seat)
+    return found
 
 
 def _legal_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
@@ -83,5 +89,5 @@ def turn_actions(state: MatchState, seat: int) -> list[dict[str, Any]]:
     if rules.may_ting_then_hu(state, seat):
         out.append({"action": "ting"})
     out.extend({"action": "ting", "tile": name(k)} for k in rules.turn_ting_tiles(state, seat))
-    out.extend(_DISCARDS[k] for k, n in enumerate(me.counts) if n)  # shared templates: callers get copies
+    out += [_DISCARDS[k] for k, n in enumerate(me.counts) if n]  # shared templates: callers get copies
     return out

@@ -61,7 +61,11 @@ def apply(state: MatchState, event: dict[str, Any], decisions: Decisions) -> Non
     handler = _HANDLERS.get(event.get("type"))
     if handler is None:
         raise CorruptEvent(f"unknown engine event type {event.get('type')!r}")
-    state.cache.clear()
+    cache = state.cache
+    rules = cache.get("rules")  # the match's rule hooks: only match_started changes what they are built from
+    cache.clear()
+    if rules is not None and handler is not _on_match_started:
+        cache["rules"] = rules
     handler(state, event, decisions)
     state.version += 1
 

@@ -134,7 +134,9 @@ class MatchState:
     #: joint walls (G-11): the last revealed link of the server's committed chain (the match's
     #: commitment until hand 1 is dealt); None in a match dealt from server seeds alone
     wall_link: Optional[str] = None
-    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)  # derived answers; cleared per event
+    #: derived answers, cleared per event but for the rule hooks ("rules", built from the variant,
+    #: options and rules version, which only match_started sets)
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def in_hand(self) -> HandState:
@@ -150,7 +152,8 @@ class MatchState:
     def clone(self) -> "MatchState":
         new = _shallow(self)
         new.scores = self.scores[:]
-        new.cache = {}
+        rules = self.cache.get("rules")  # the rule hooks (engine.actions.variant_of): the same for the copy
+        new.cache = {} if rules is None else {"rules": rules}
         new.hand = self.hand.clone() if self.hand else None
         return new
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Optional
 
-from engine.actions import legal_actions, self_draw_kind, variant_of
+from engine.actions import legal_templates, self_draw_kind, variant_of
 from engine.decisions import Recording, after, recorded_else_rules, robbers
 from engine.errors import IllegalAction, explain
 from engine.event_types import (
@@ -103,7 +103,7 @@ def _command_events(state: MatchState, command: dict[str, Any]) -> list[dict[str
     if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
         raise IllegalAction("bad_seat", f"seat must be 0..3, got {seat!r}")
     wanted = {k: command[k] for k in ("action", "tile") if command.get(k) is not None}
-    if wanted not in legal_actions(state, seat):
+    if wanted not in legal_templates(state, seat):
         raise explain(state, seat, wanted)
     events = _action_events(state, seat, wanted)
     if command.get("reason"):
@@ -308,7 +308,7 @@ def _turn_automatic(state: MatchState) -> list[dict[str, Any]]:
     me = hand.seats[seat]
     if not me.ready or hand.drawn is None or hand.dealer_ting_then_hu:
         return []
-    acts = legal_actions(state, seat)
+    acts = legal_templates(state, seat)
     if {"action": "hu"} in acts and variant_of(state).must_win():  # K-5 有胡必胡
         won: Won = {"seat": seat, "tile": name(hand.drawn), "by": self_draw_kind(state), "from": None, "auto": True}
         return [event_of("won", won)]
