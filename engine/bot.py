@@ -4,11 +4,11 @@ and `strong` (engine.bot_strong: defence by sampling the declared hands, a look 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
-from engine.actions import legal_actions
+from engine.actions import legal_actions, legal_templates
 from engine.state import MatchState
-from engine.tiles import is_honour, kind, rank_of
+from engine.tiles import KIND_NAMES, is_honour, rank_of
 
 
 LEVELS = ("easy", "normal", "strong")
@@ -30,20 +30,24 @@ def bot_action(state: MatchState, seat: int, level: str = "easy") -> dict[str, A
 
 def easy_action(state: MatchState, seat: int) -> dict[str, Any]:
     """Today's simple bot: hu, ting, kong when offered; pungs honours and lone tiles."""
-    acts = legal_actions(state, seat)
+    acts = legal_templates(state, seat)  # the state's own list: the choice is returned as a copy
     if not acts:
         raise ValueError(f"seat {seat} has nothing to decide")
     by_action: dict[str, list[dict[str, Any]]] = {}
     for act in acts:
-        by_action.setdefault(act["action"], []).append(act)
+        found = by_action.get(act["action"])
+        if found is None:
+            by_action[act["action"]] = [act]
+        else:
+            found.append(act)
     for wanted in ("hu", "ting", "kong"):
         if wanted in by_action:
-            return _ting_choice(state, seat, by_action[wanted]) if wanted == "ting" else by_action[wanted][0]
+            return dict(_ting_choice(state, seat, by_action[wanted]) if wanted == "ting" else by_action[wanted][0])
     if "pung" in by_action and _pung_helps(state, seat):
-        return by_action["pung"][0]
+        return dict(by_action["pung"][0])
     if "pass" in by_action:
         return {"action": "pass"}
-    return _best_discard(state, seat, by_action["discard"])
+    return dict(_best_discard(state, seat, by_action["discard"]))
 
 
 def default_action(state: MatchState, seat: int) -> dict[str, Any]:
@@ -80,18 +84,27 @@ def _ting_choice(state: MatchState, seat: int, choices: list[dict[str, Any]]) ->
 
 
 def _best_discard(state: MatchState, seat: int, choices: list[dict[str, Any]]) -> dict[str, Any]:
-    counts = state.in_hand.seats[seat].counts
-    wild = state.in_hand.wild
-    values = [_keep_value(counts, kind(a["tile"]), wild) for a in choices]
-    return choices[values.index(min(values))]
-
-
-def _keep_value(counts: list[int], tile: int, wild: Optional[int]) -> float:
-    """How much a tile is worth keeping: wilds most, then pairs, then tiles with suit neighbours."""
-    if tile == wild:
-        return 100.0
-    value = 3.0 * (counts[tile] - 1) + _neighbours(counts, tile)
-    return value - 0.5 if tile in _TERMINALS else value
+    """The first choice least worth keeping: wilds are worth most, then pairs, then tiles with suit
+    neighbours (a terminal half a point less)."""
+    hand = state.in_hand
+    counts = hand.seats[seat].counts
+    wild = hand.wild
+    best, least = choices[0], None
+    for choice in choices:
+        tile = _KIND[choice["tile"]]
+        if tile == wild:
+            value = 100.0
+        else:
+            total = 0.0
+            for near, weight in _NEAR[tile]:
+                if counts[near]:
+                    total += weight
+            value = 3.0 * (counts[tile] - 1) + total
+            if tile in _TERMINALS:
+                value = value - 0.5
+        if least is None or value < least:
+            best, least = choice, value
+    return best
 
 
 def _neighbours(counts: list[int], tile: int) -> float:
@@ -113,3 +126,4 @@ def _near(tile: int) -> tuple[tuple[int, float], ...]:
 
 _NEAR = tuple(_near(k) for k in range(34))
 _TERMINALS = frozenset(k for k in range(27) if rank_of(k) in (1, 9))
+_KIND = {text: k for k, text in enumerate(KIND_NAMES)}

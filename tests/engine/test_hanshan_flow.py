@@ -165,5 +165,5 @@ def test_H4_a_bot_offered_ting_without_a_discard_takes_it(monkeypatch):
     state, _ = play(state, (1, "pass"), (2, "pass"))
     assert bot.bot_action(state, 0) == {"action": "hu"}  # 胡 first when it is legal
     offered = [{"action": "ting"}, {"action": "ting", "tile": "9m"}, {"action": "discard", "tile": "9m"}]
-    monkeypatch.setattr(bot, "legal_actions", lambda s, seat: offered)
+    monkeypatch.setattr(bot, "legal_templates", lambda s, seat: offered)
     assert bot.bot_action(state, 0) == {"action": "ting"}
