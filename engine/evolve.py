@@ -1,5 +1,8 @@
 """Applying one event to a state in place; `engine.table.evolve` wraps it in a copy.
 
+A hand's seats are shared between a state and its copies (`HandState.clone`): evolve changes a
+seat only through `HandState.seat_to_change`, which first copies a seat the hand does not own.
+
 Evolve only applies data and imports no rules: whatever the rules decided when an event was made —
 who is asked in a claim, rob or 报听 window, the waits of a declared hand, whether a pung forfeits a
 kong (K-6), whether a pass is 过胡 (K-5) — comes from the `Decisions` the caller passes. Folding a
@@ -94,10 +97,10 @@ def _on_hand_started(state: MatchState, e: dict[str, Any], decide: Decisions) ->
         state.wall_link = hand.wall_parts["server"]  # the next hand's part must hash to this one
     for seat, text in enumerate(e["hands"]):
         for k in parse(text):
-            hand.seats[seat].counts[k] += 1
+            hand.seat_to_change(seat).counts[k] += 1
     hand.turn = e["dealer"]
     hand.drawn = kind(e["dealer_draw"])
-    hand.seats[e["dealer"]].counts[hand.drawn] += 1
+    hand.seat_to_change(e["dealer"]).counts[hand.drawn] += 1
     hand.draw_source = "deal"
     state.hand = hand
     asked = decide(state, e, "ting")  # H-4
@@ -118,7 +121,7 @@ def _on_drew(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
         hand.head += 1
     if kind(e["tile"]) != tile:
         raise CorruptEvent(f"drew {e['tile']} but the wall holds {tile} there")
-    hand.seats[e["seat"]].counts[tile] += 1
+    hand.seat_to_change(e["seat"]).counts[tile] += 1
     hand.turn, hand.drawn, hand.draw_source = e["seat"], tile, e["source"]
     hand.need_draw, hand.window = False, None
     state.phase = TURN
@@ -126,7 +129,7 @@ def _on_drew(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
 
 def _on_ting_declared(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
-    me = hand.seats[e["seat"]]
+    me = hand.seat_to_change(e["seat"])
     me.ready = True
     if state.phase == TING:
         me.ready_waits = tuple(kind(t) for t in decide(state, e, "waits"))
@@ -138,7 +141,7 @@ def _on_ting_declared(state: MatchState, e: dict[str, Any], decide: Decisions) -
 def _on_discarded(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
-    me = hand.seats[seat]
+    me = hand.seat_to_change(seat)
     if me.counts[tile] < 1:
         raise CorruptEvent(f"seat {seat} discarded {e['tile']} without holding it")
     me.counts[tile] -= 1
@@ -174,7 +177,7 @@ def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deci
     tile = window.tile
     could_win = response != "hu" and "hu" in window.allowed.get(seat, ()) and window.kind in (CLAIM, ROB)
     if could_win and tile is not None and decide(state, e, "passed_hu"):
-        hand.seats[seat].passed_hu.add(tile)  # K-5 过胡 (含山 has none, H-1)
+        hand.seat_to_change(seat).passed_hu.add(tile)  # K-5 过胡 (含山 has none, H-1)
     if window.kind == TING and len(window.responses) == len(window.allowed):
         hand.window = None  # H-4: everyone asked has answered; the dealer acts
         state.phase = TURN
@@ -183,7 +186,7 @@ def _answer(state: MatchState, seat: int, response: str, e: dict[str, Any], deci
 def _on_punged(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile = e["seat"], kind(e["tile"])
-    me = hand.seats[seat]
+    me = hand.seat_to_change(seat)
     could_kong = "kong" in hand.open_window.allowed.get(seat, ())
     if could_kong and decide(state, e, "forfeits_kong"):
         me.forfeited_kongs.add(tile)  # K-6 (扣点点 only, G-5/K-6): pung chosen over kong gives it up
@@ -197,7 +200,7 @@ def _on_punged(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
 def _on_konged(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat, tile, how = e["seat"], kind(e["tile"]), e["kind"]
-    me = hand.seats[seat]
+    me = hand.seat_to_change(seat)
     if how == "added":
         me.counts[tile] -= 1
         at = next(i for i, m in enumerate(me.melds) if m["type"] == "pung" and m["tile"] == tile)
@@ -235,11 +238,11 @@ def _on_won(state: MatchState, e: dict[str, Any], decide: Decisions) -> None:
     hand = state.in_hand
     seat = e["seat"]
     if e["by"] == "discard":
-        hand.seats[seat].counts[kind(e["tile"])] += 1
+        hand.seat_to_change(seat).counts[kind(e["tile"])] += 1
         _mark_claimed(hand, e["from"])
     elif e["by"] == "rob_kong":  # G-7: the robbed tile leaves the konger's hand
-        hand.seats[e["from"]].counts[kind(e["tile"])] -= 1
-        hand.seats[seat].counts[kind(e["tile"])] += 1
+        hand.seat_to_change(e["from"]).counts[kind(e["tile"])] -= 1
+        hand.seat_to_change(seat).counts[kind(e["tile"])] += 1
     hand.win = {"seat": seat, "tile": kind(e["tile"]) if e["tile"] else hand.drawn, "by": e["by"], "from": e["from"]}
     hand.window = None
     state.phase = SETTLE
@@ -262,8 +265,8 @@ def _on_match_ended(state: MatchState, e: dict[str, Any], decide: Decisions) -> 
 
 def _mark_claimed(hand: HandState, discarder: int | None) -> None:
     if discarder is not None and hand.seats[discarder].discards:
-        discards = hand.seats[discarder].discards
-        if not discards[-1]["claimed"]:
+        if not hand.seats[discarder].discards[-1]["claimed"]:
+            discards = hand.seat_to_change(discarder).discards
             discards[-1] = {**discards[-1], "claimed": True}  # discards are never mutated in place
 
 

@@ -61,6 +61,9 @@ class Window:
         )
 
 
+_owned_note = "_owned"  # a HandState's private note (not a field): the seats it copied and may change in place
+
+
 @dataclass
 class HandState:
     """Everything about the hand in play."""
@@ -106,12 +109,27 @@ class HandState:
         return self.window
 
     def clone(self) -> "HandState":
+        """A copy whose seats are shared with this hand until one of the two changes a seat
+        (`seat_to_change` copies it first): a command changes one or two seats, not four."""
         new = _shallow(self)
-        new.seats = [s.clone() for s in self.seats]
+        new.seats = self.seats[:]
+        self.__dict__.pop(_owned_note, None)  # the seats are shared now: neither hand may change them in place
+        new.__dict__.pop(_owned_note, None)
         new.window = self.window.clone() if self.window else None
         new.kongs = self.kongs[:]
         new.win = dict(self.win) if self.win else None
         return new  # `wall` is never mutated, so copies share it
+
+    def seat_to_change(self, seat: int) -> SeatHand:
+        """Seat `seat`'s hand, to be changed in place: copied first unless this hand owns it (a
+        seat shared with a copy of the hand is never changed; engine.evolve changes seats this way)."""
+        owned: Optional[set[int]] = self.__dict__.get(_owned_note)
+        if owned is None:
+            owned = self.__dict__[_owned_note] = set()
+        if seat not in owned:
+            self.seats[seat] = self.seats[seat].clone()
+            owned.add(seat)
+        return self.seats[seat]
 
 
 @dataclass

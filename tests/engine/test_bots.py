@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -53,7 +54,7 @@ def _scramble_hidden(state, seat, rng):
         counts = [0] * 34
         for k in hidden[at : at + size]:
             counts[k] += 1
-        hand.seats[s].counts = counts
+        hand.seats[s] = dataclasses.replace(hand.seats[s], counts=counts)  # seats are shared with `state`: replaced
         at += size
     wall = list(hand.wall)
     wall[hand.head : hand.tail] = hidden[at:]
