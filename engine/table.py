@@ -27,7 +27,7 @@ from engine.event_types import (
 from engine.evolve import apply
 from engine.options import OptionError, normalise
 from engine.state import CLAIM, LOBBY, ROB, SETTLE, TURN, MatchState
-from engine.tiles import TileError, format_hand, kind, name, parse
+from engine.tiles import KIND_NAMES, TileError, format_hand, kind, name, parse
 from engine import versions
 from engine.variants import get
 from engine.wall import SeedError, deal_from_seed, joint_parts, joint_seed, links_to, part_from_hex, seed_from_hex
@@ -222,7 +222,7 @@ def _hand_started(
         "wall_count": len(rest),
         "hands": [format_hand(h) for h in hands],
         "dealer_draw": name(dealer_draw),
-        "wall": [name(k) for k in rest],
+        "wall": list(map(KIND_NAMES.__getitem__, rest)),  # tile names (engine.tiles.name)
         "seed": seed,
     }
 

@@ -21,7 +21,7 @@ import struct
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from engine.tiles import NUM_KINDS, full_set, name
+from engine.tiles import KIND_NAMES, NUM_KINDS, full_set
 
 SEED_BYTES = 32
 PART_BYTES = 32  # a seat's part and each link of the server's chain
@@ -58,7 +58,7 @@ class _Stream:
 
     def _word(self) -> int:
         if not self._words:
-            block = hmac.new(self._key, self._prefix + self._counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            block = hmac.digest(self._key, self._prefix + self._counter.to_bytes(8, "big"), "sha256")
             self._counter += 1
             self._words = list(reversed(struct.unpack(">8I", block)))
         return self._words.pop()
@@ -71,14 +71,30 @@ class _Stream:
             if x < limit:
                 return x % bound
 
+    def shuffle(self, items: list[int]) -> None:
+        """Fisher-Yates in place, j = below(i + 1) for i from the last index down to 1 (the same
+        draws as calling `below`, read here in one loop: a deal runs it once per hand)."""
+        key, prefix, counter, words = self._key, self._prefix, self._counter, self._words
+        for i in range(len(items) - 1, 0, -1):
+            bound = i + 1
+            limit = (1 << 32) - ((1 << 32) % bound)
+            while True:
+                if not words:
+                    block = hmac.digest(key, prefix + counter.to_bytes(8, "big"), "sha256")
+                    counter += 1
+                    words = list(reversed(struct.unpack(">8I", block)))
+                x = words.pop()
+                if x < limit:
+                    break
+            j = x % bound
+            items[i], items[j] = items[j], items[i]
+        self._counter, self._words = counter, words
+
 
 def shuffle_wall(seed: bytes) -> list[int]:
     """The 136-tile wall for a seed, head first (G-3, G-11)."""
     wall = full_set()
-    stream = _Stream(seed, b"shuffle")
-    for i in range(len(wall) - 1, 0, -1):
-        j = stream.below(i + 1)
-        wall[i], wall[j] = wall[j], wall[i]
+    _Stream(seed, b"shuffle").shuffle(wall)
     return wall
 
 
@@ -88,12 +104,12 @@ def wild_kind(seed: bytes) -> int:
 
 
 def salt_for(seed: bytes) -> bytes:
-    return hmac.new(seed, _DOMAIN + b"/salt", hashlib.sha256).digest()
+    return hmac.digest(seed, _DOMAIN + b"/salt", "sha256")
 
 
 def commitment(salt: bytes, wall: Sequence[int]) -> str:
     """SHA-256 hex over the salt and the wall written as tile names joined by spaces."""
-    text = " ".join(name(k) for k in wall).encode()
+    text = " ".join(map(KIND_NAMES.__getitem__, wall)).encode()  # tile names (engine.tiles.name)
     return hashlib.sha256(salt + text).hexdigest()
 
 
