@@ -36,6 +36,7 @@ from .infra.tokens import KEY_LABEL as TOKEN_KEY, Tokens
 from .infra.repository import MatchRepository
 from .http.routes import blueprints
 from .http.routes.declare import is_owner_route
+from .http.routing_adapter import TilefoldFlask
 from .http.smorest_adapter import TilefoldApi
 
 DAY = 86400.0  # seconds

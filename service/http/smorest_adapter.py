@@ -3,6 +3,9 @@
 * `TilefoldApi` overrides `Api._register_error_handlers` and `Api._register_responses`: errors are
   application/problem+json with stable codes (service/http/problems.py), and so are the error responses
   of the OpenAPI document.
+* `TilefoldApi` also overrides `Api._init_spec`, `Api.register_blueprint` and the `spec` attribute, and
+  `Blueprint` overrides `register_views_in_doc`: the OpenAPI document is built on its first read,
+  not as the app is built (the document served is the same, byte for byte).
 * `Blueprint` skips per-request work where a flask-smorest decorator only documents: the
   `_apidoc` its decorators attach is kept on the view itself (`_doc_only`), and plain arguments are
   loaded by the schema directly (`_plain_input`). bench/http.py in A/B (docs/API.md, "Framework
@@ -13,10 +16,13 @@ from __future__ import annotations
 
 import functools
 import http
+import threading
 from typing import Any, Callable, Optional
 
+import apispec
 import flask_smorest
 from flask import request
+from flask_smorest.spec import openapi_cli
 from flask_smorest.utils import prepare_response
 from marshmallow import ValidationError
 
@@ -28,9 +34,74 @@ APIDOC = "_apidoc"  # the attribute flask-smorest's decorators document a view w
 
 
 class TilefoldApi(flask_smorest.Api):
-    """flask-smorest Api whose errors are application/problem+json with stable codes."""
+    """flask-smorest Api whose errors are application/problem+json with stable codes, and whose
+    OpenAPI document is built when it is first asked for.
+
+    Upstream builds the document (an apispec `APISpec`: every blueprint's operations, their schemas
+    resolved) as the app is built; that was about a third of `service.app.create_app`, paid by every
+    app of the test suite while few ever serve the document. Here `_init_spec` only notes its
+    arguments and `register_blueprint` registers the routes and notes the blueprint (upstream's own
+    `register_blueprint` runs, handed `_LATER` for the document it would write to); the first read
+    of `spec` (GET /api/openapi.json, `flask openapi`) builds the document from them, in the same
+    order upstream would, under a lock (tests/service/test_smorest_adapter.py compares the two).
+    """
 
     ERROR_SCHEMA = ProblemSchema
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._built: Optional[apispec.APISpec] = None
+        self._spec_arguments: Optional[dict[str, Any]] = None
+        self._documented: list[tuple[Blueprint, Any, Any]] = []  # (blueprint, name, parameters)
+        self._registering = False
+        self._complete = False  # every noted blueprint documented in `_built`
+        self._building = threading.RLock()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def spec(self) -> Any:
+        if self._registering:
+            return _LATER  # upstream's register_blueprint hands it to the blueprint and tags it
+        if self._complete or self._spec_arguments is None:
+            return self._built
+        with self._building:  # another thread waits here for the whole document
+            if not self._complete and self._built is None:  # (this thread, building, reads its own)
+                try:
+                    self._build_spec()
+                except BaseException:
+                    self._built = None
+                    raise
+        return self._built
+
+    @spec.setter
+    def spec(self, value: Optional[apispec.APISpec]) -> None:
+        self._built = value
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        self._spec_arguments = kwargs
+        self._app.cli.add_command(openapi_cli)  # `flask openapi ...`, as upstream registers it
+
+    def register_blueprint(self, blp, *, parameters=None, **options) -> None:
+        """Upstream's, with the blueprint's documentation noted for `_build_spec` instead of built now."""
+        if self._built is not None or not isinstance(blp, Blueprint):
+            super().register_blueprint(blp, parameters=parameters, **options)  # documented at once
+            return
+        self._documented.append((blp, options.get("name", blp.name), parameters))
+        self._registering = True
+        try:
+            super().register_blueprint(blp, parameters=parameters, **options)
+        finally:
+            self._registering = False
+
+    def _build_spec(self) -> None:
+        arguments = self._spec_arguments
+        assert arguments is not None
+        super()._init_spec(**arguments)  # sets `spec` (the setter above), then the lazy responses
+        spec = self._built
+        assert spec is not None
+        for blp, name, parameters in self._documented:  # what upstream's register_blueprint does
+            blp.register_views_in_doc(self, self._app, spec, name=name, parameters=parameters)
+            spec.tag({"name": name, "description": blp.description})
+        self._complete = True
 
     def _register_error_handlers(self) -> None:
         problems.register(self._app)
@@ -59,6 +130,10 @@ class Blueprint(flask_smorest.Blueprint):
     empty query string loads to the query schema's defaults, computed on first use (they are
     constants; body schemas, whose defaults may be fresh lists or dicts, always load).
     """
+
+    def register_views_in_doc(self, api, app, spec, *, name, parameters) -> None:
+        if spec is not _LATER:  # TilefoldApi documents the blueprint when its document is built
+            super().register_views_in_doc(api, app, spec, name=name, parameters=parameters)
 
     def alt_response(self, *args, **kwargs) -> Callable:
         return _doc_only(super().alt_response(*args, **kwargs))
@@ -98,6 +173,16 @@ class Blueprint(flask_smorest.Blueprint):
             return direct
 
         return decorate
+
+
+class _Later:
+    """What `TilefoldApi.spec` is while a blueprint registers: the document is built later."""
+
+    def tag(self, tag: dict) -> None:
+        """Upstream tags the blueprint as it registers it; `_build_spec` tags it when it documents it."""
+
+
+_LATER = _Later()
 
 
 def _plain_input(location: str) -> Optional[dict]:

@@ -7,12 +7,12 @@ import gzip
 from typing import Optional
 
 from flask import Response, current_app, render_template, request
-from flask_smorest import Blueprint
 
 from replay_viewer import STATIC, TEMPLATES
 
 from ...model.errors import NotFound
 from ..web import bearer_token, reads
+from .declare import Blueprint
 
 blp = Blueprint(
     "replay",
