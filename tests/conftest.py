@@ -147,9 +147,19 @@ def requests_transport(base: str, session=None):
 def app(tmp_path):
     """The app on a SQLite file; with TILEFOLD_TEST_SERVICE_BACKEND=postgresql, on a fresh PostgreSQL
     schema instead (the whole service suite on the other backend: docs/STORE.md)."""
+    yield from new_app(tmp_path)
+
+
+def on_postgresql() -> bool:
+    """Whether the service tests run on PostgreSQL (TILEFOLD_TEST_SERVICE_BACKEND=postgresql)."""
+    return os.environ.get("TILEFOLD_TEST_SERVICE_BACKEND") == "postgresql"
+
+
+def new_app(tmp_path):
+    """What the `app` fixture yields, for a module that overrides it (a generator: it closes the app)."""
     from service.app import create_app
 
-    if os.environ.get("TILEFOLD_TEST_SERVICE_BACKEND") == "postgresql":
+    if on_postgresql():
         from tests.backends import PostgresBackend, require_pg
 
         made = PostgresBackend(require_pg())

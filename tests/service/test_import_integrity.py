@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import sqlite3
 
 import pytest
 
 import engine
+from conftest import new_app, on_postgresql
+from service.app import create_app
 from service.usecases import match_log as service_audit
 from service.cli import main
 from audit_support import first, rehash, rows_of, seeded_walls
 from service.http.services import services
+
+DATABASE = "tilefold.db"  # the file name conftest's `app` uses, and its key directory's (.tilefold.db.keys)
 
 
 def played(app, variant="koudiandian", options=None):
@@ -34,9 +39,42 @@ def played(app, variant="koudiandian", options=None):
     raise AssertionError("the match did not end")
 
 
+@pytest.fixture(scope="session")
+def played_once(tmp_path_factory):
+    """One match `played` to the end once per worker, kept as its database file and key directory
+    (the keys open its tokens and seals): (that folder, what `played` returned)."""
+    folder = tmp_path_factory.mktemp("played-once")
+    app = create_app({"DATABASE": str(folder / DATABASE), "TESTING": True})
+    done = played(app)
+    services(app).match.repo.store.close()
+    return folder, done
+
+
+def _copies_played_once(request) -> bool:
+    return "done" in request.fixturenames and not on_postgresql()
+
+
 @pytest.fixture
-def done(app):
-    return played(app)
+def app(request, tmp_path):
+    """conftest's `app`; for a test given a finished match (`done`), an app of its own on a copy of
+    `played_once`'s database and keys (copying a file is cheaper than playing a match)."""
+    if not _copies_played_once(request):
+        yield from new_app(tmp_path)
+        return
+    folder, _ = request.getfixturevalue("played_once")
+    source, target = sqlite3.connect(folder / DATABASE), sqlite3.connect(tmp_path / DATABASE)
+    with source, target:
+        source.backup(target)  # the whole database as committed (the played app's store is closed)
+    source.close()
+    target.close()
+    shutil.copytree(folder / f".{DATABASE}.keys", tmp_path / f".{DATABASE}.keys")
+    yield create_app({"DATABASE": str(tmp_path / DATABASE), "TESTING": True})
+
+
+@pytest.fixture
+def done(request, app):
+    """A finished match with one human (played by the bot): (id, owner token, seat token)."""
+    return request.getfixturevalue("played_once")[1] if _copies_played_once(request) else played(app)
 
 
 def exported(client, match_id) -> list[dict]:
