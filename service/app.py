@@ -36,7 +36,7 @@ from .infra.tokens import KEY_LABEL as TOKEN_KEY, Tokens
 from .infra.repository import MatchRepository
 from .http.routes import blueprints
 from .http.routes.declare import is_owner_route
-from .http.routing_adapter import TilefoldFlask
+from .http.routing_adapter import LazyRoutingFlask
 from .http.smorest_adapter import TilefoldApi
 
 DAY = 86400.0  # seconds
@@ -67,11 +67,12 @@ OPENAPI = {
 }
 
 
-class TilefoldFlask(Flask):
-    """Flask that asks once per hook or view whether it is a coroutine function: `ensure_sync` runs
-    for each hook and the view of every request, and upstream it inspects the function every time.
-    The app's hooks and views are a fixed set; a function made per request (an after_this_request
-    closure) is looked at as upstream once the cache holds `KEPT` functions."""
+class TilefoldFlask(LazyRoutingFlask):
+    """Flask with URL builders compiled on first use (service/http/routing_adapter.py), and that
+    asks once per hook or view whether it is a coroutine function: `ensure_sync` runs for each hook
+    and the view of every request, and upstream it inspects the function every time. The app's hooks
+    and views are a fixed set; a function made per request (an after_this_request closure) is looked
+    at as upstream once the cache holds `KEPT` functions."""
 
     KEPT = 1024
 

@@ -30,7 +30,7 @@ class LazyBuildRule(Rule):
         return build_on_first_use
 
 
-class TilefoldFlask(Flask):
+class LazyRoutingFlask(Flask):
     """Flask, with its URL rules compiling their builders on first use (`LazyBuildRule`)."""
 
     url_rule_class = LazyBuildRule
