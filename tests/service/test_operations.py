@@ -300,7 +300,8 @@ def test_every_line_of_a_request_carries_its_id(client):
     handler.setFormatter(logs.formatter())
     root = logging.getLogger()
     root.addHandler(handler)
-    level, root.level = root.level, logging.INFO
+    level = root.level
+    root.setLevel(logging.INFO)  # setLevel, not `root.level =`: it clears the loggers' cached isEnabledFor
     try:
         body = "[" * 20_000 + "]" * 20_000
         reply = client.post(
