@@ -17,9 +17,6 @@ import urllib.request
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
-from py_vapid import Vapid02
-from pywebpush import WebPusher
-
 from .notify import _NoRedirect, refused_destination
 
 PAYLOAD_BYTES = 192  # every payload is padded to this many bytes: its length says nothing
@@ -68,6 +65,8 @@ class PushSender:
     """Posts encrypted payloads to push services, signed with one VAPID key."""
 
     def __init__(self, vapid_pem: bytes, subject: str, timeout: float = 5.0, allow_private: bool = False) -> None:
+        from py_vapid import Vapid02  # here, not at import: a worker that never pushes starts faster
+
         self.vapid = Vapid02.from_pem(vapid_pem)
         self.subject, self.timeout, self.allow_private = subject, timeout, allow_private
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
@@ -79,6 +78,8 @@ class PushSender:
         error = None if self.allow_private else refused_destination(endpoint)
         if error:
             return error
+        from pywebpush import WebPusher  # here: it imports aiohttp, a quarter of a worker's start-up
+
         body = WebPusher(subscription).encode(data, "aes128gcm")["body"]
         parts = urlsplit(endpoint)
         claims = {"sub": self.subject, "aud": f"{parts.scheme}://{parts.netloc}", "exp": int(time.time()) + 12 * 3600}
