@@ -72,6 +72,36 @@ def play(level: str, rule_set: str, label: str, hands: int) -> tuple[int, float,
     return state.hands_played, cpu, digest
 
 
+def minimal_loop(hands: int, seed: str = "selfplay-anchor") -> tuple[int, float]:
+    """The anchor: the least a self-play loop can do per hand, in the same interpreter: shuffle 136
+    tiles, deal 13 to each of four seats, then each turn draw, ask `mahjong`'s Agari (a maintained
+    Riichi win check on 34 counts) whether the hand is complete, and discard a random kind held,
+    until a win or 14 tiles are left. No rules, claims, scoring or events. (hands, CPU s)"""
+    import random
+
+    from mahjong.agari import Agari
+
+    agari, rng = Agari(), random.Random(seed)
+    started = time.process_time()
+    for _ in range(hands):
+        wall = list(range(136))
+        rng.shuffle(wall)
+        seats = [[0] * 34 for _ in range(4)]
+        for seat in range(4):
+            for tile in wall[seat * 13 : seat * 13 + 13]:
+                seats[seat][tile // 4] += 1
+        drawn, seat = 52, 0
+        while drawn < 136 - 14:
+            counts = seats[seat]
+            counts[wall[drawn] // 4] += 1
+            drawn += 1
+            if agari.is_agari(counts):
+                break
+            counts[rng.choice([kind for kind in range(34) if counts[kind]])] -= 1
+            seat = (seat + 1) % 4
+    return hands, time.process_time() - started
+
+
 def worker(root: Path, levels: list[str], rules: list[str], hands: dict[str, int], warm_only: bool) -> dict[str, Any]:
     """Run in `root` (a checkout): its engine plays."""
     sys.path.insert(0, str(root))
@@ -160,6 +190,7 @@ def main() -> None:
     parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
     parser.add_argument("--hands", type=int, default=64, help="hands of the timed match, easy bots (default 64)")
     parser.add_argument("--normal-hands", type=int, default=16, help="hands of the timed match, normal bots (16)")
+    parser.add_argument("--anchor-hands", type=int, default=2000, help="hands of the minimal loop (2000)")
     parser.add_argument("--against", type=Path, help="another checkout to compare with (A/B)")
     parser.add_argument("--rounds", type=int, default=4, help="A/B rounds (default 4)")
     parser.add_argument("--callgrind", action="store_true", help="with --against: instruction counts instead")
@@ -177,9 +208,14 @@ def main() -> None:
         ab(args.against, args)
         return
     print(f"{load()} at start")
+    minimal_loop(max(1, args.anchor_hands // 10))  # warm-up
+    played, cpu = minimal_loop(args.anchor_hands)
+    anchor = played / cpu
+    print(f"{'anchor':16s} {anchor:8.1f} hands/s/core ({played} hands, {cpu:.2f} s CPU): minimal_loop, the anchor")
     for key, fig in worker(ROOT, args.levels, args.rules, hands, False).items():
         print(
-            f"{key:16s} {fig['rate']:8.1f} hands/s/core ({fig['hands']} hands, {fig['cpu']:.2f} s CPU)  {fig['digest']}"
+            f"{key:16s} {fig['rate']:8.1f} hands/s/core ({fig['hands']} hands, {fig['cpu']:.2f} s CPU), "
+            f"{fig['rate'] / anchor:.3f}x the anchor  {fig['digest']}"
         )
     print(f"{load()} at the end")
 
