@@ -256,6 +256,18 @@ def _missing_now_and_after_each_draw(counts: Sequence[int], sets: int, rules: Ru
     return _after_each_draw(tuple(counts), sets, (rules.wild, rules.seven_pairs, rules.stand_in))
 
 
+def _pass_start(
+    counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
+) -> tuple[Rules, list[int], int, int, bool, Optional[tuple[int, int]]]:
+    """What the draw and discard passes start from: the rules, the naturals and wilds (an impossible
+    hand refused), the hand's size, whether seven pairs count, and the 白板 stand-in if one is held."""
+    rules = Rules(*fields)
+    natural, wilds = split(counts, rules.wild)
+    _check_possible(natural, wilds)
+    stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
+    return rules, natural, wilds, 3 * sets + 2, rules.seven_pairs and sets == 4, stand
+
+
 @lru_cache(maxsize=1 << 12)
 def _after_each_draw(
     counts: tuple[int, ...], sets: int, fields: tuple[Optional[int], bool, Optional[tuple[int, int]]]
@@ -266,12 +278,7 @@ def _after_each_draw(
     A drawn wild leaves the naturals as they are (one wild more); a drawn 白板 stand-in (H-2) makes
     the readings "each of the hand's readings plus a 白板" and "the reading with every 白板 moved,
     plus one of the wild's kind": both come from the per-reading draws already found."""
-    rules = Rules(*fields)
-    natural, wilds = split(counts, rules.wild)
-    _check_possible(natural, wilds)
-    size = 3 * sets + 2
-    seven = rules.seven_pairs and sets == 4
-    stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
+    rules, natural, wilds, size, seven, stand = _pass_start(counts, sets, fields)
     readings = list(_variants(natural, stand))
     per_variant = [_draws(v, sets) for v in readings]
     placed = max(p for p, _ in per_variant)  # the hand as it is, its best reading
@@ -302,15 +309,26 @@ def _after_each_draw(
 def _draws(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
     """(most naturals placed in standard form as the hand stands, the same after drawing each kind t
     for every t)."""
+    return _each_kind(variant, sets, _draws_in_group)
+
+
+def _each_kind(
+    variant: Sequence[int],
+    sets: int,
+    in_group: Callable[[tuple[int, ...], bool, tuple[int, ...], int], tuple[int, ...]],
+) -> tuple[int, tuple[int, ...]]:
+    """(most naturals placed as the hand stands, `in_group`'s figure for each kind, group by group):
+    one group changes per tile drawn or let go, so each group is judged against the other three's
+    tables combined once (max-plus convolution: any order, same result)."""
     keys = [tuple(variant[lo:hi]) for lo, hi in _GROUPS]
     f0, f1, f2, f3 = (_frontier(key, g < 3) for g, key in enumerate(keys))
-    low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)  # max-plus: any order, same result
+    low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)
     others = (_convolve(f1, high, sets), _convolve(f0, high, sets), _convolve(low, f3, sets), _convolve(low, f2, sets))
     return _best_of(low, high, sets), (
-        _draws_in_group(keys[0], True, others[0], sets)
-        + _draws_in_group(keys[1], True, others[1], sets)
-        + _draws_in_group(keys[2], True, others[2], sets)
-        + _draws_in_group(keys[3], False, others[3], sets)
+        in_group(keys[0], True, others[0], sets)
+        + in_group(keys[1], True, others[1], sets)
+        + in_group(keys[2], True, others[2], sets)
+        + in_group(keys[3], False, others[3], sets)
     )
 
 
@@ -329,12 +347,7 @@ def _after_each_discard(
 ) -> tuple[int, ...]:
     """See `missing_after_each_discard`. The readings of the hand less a 白板 stand-in (H-2) are the
     hand's readings that still hold a 白板, less it; a wild let go leaves the naturals as they are."""
-    rules = Rules(*fields)
-    natural, wilds = split(counts, rules.wild)
-    _check_possible(natural, wilds)
-    size = 3 * sets + 2
-    seven = rules.seven_pairs and sets == 4
-    stand = rules.stand_in if rules.stand_in is not None and natural[rules.stand_in[0]] else None
+    rules, natural, wilds, size, seven, stand = _pass_start(counts, sets, fields)
     placed = 0
     best = [_FAR] * NUM_KINDS
     for v in _variants(natural, stand):
@@ -358,16 +371,7 @@ def _after_each_discard(
 def _discards(variant: Sequence[int], sets: int) -> tuple[int, tuple[int, ...]]:
     """(most naturals placed in standard form as the hand stands, the same after letting go of each
     kind t held; _FAR for a kind not held)."""
-    keys = [tuple(variant[lo:hi]) for lo, hi in _GROUPS]
-    f0, f1, f2, f3 = (_frontier(key, g < 3) for g, key in enumerate(keys))
-    low, high = _convolve(f0, f1, sets), _convolve(f2, f3, sets)
-    others = (_convolve(f1, high, sets), _convolve(f0, high, sets), _convolve(low, f3, sets), _convolve(low, f2, sets))
-    return _best_of(low, high, sets), (
-        _discards_in_group(keys[0], True, others[0], sets)
-        + _discards_in_group(keys[1], True, others[1], sets)
-        + _discards_in_group(keys[2], True, others[2], sets)
-        + _discards_in_group(keys[3], False, others[3], sets)
-    )
+    return _each_kind(variant, sets, _discards_in_group)
 
 
 @lru_cache(maxsize=1 << 13)

@@ -100,6 +100,13 @@ def test_differential_sample_against_the_brute_force_reference():
             )
 
 
+def stand_ins_for_suit_tiles(counts: list[int], whites: int) -> None:
+    """Exchange the hand's lowest suit tiles for 白板 until it holds `whites` of them (H-2's stand-in)."""
+    while counts[WHITE] < whites and any(counts[k] for k in range(27)):
+        counts[next(k for k in range(27) if counts[k])] -= 1
+        counts[WHITE] += 1
+
+
 def test_given_wilds_and_white_when_each_draw_is_judged_then_it_equals_judging_the_drawn_hand():
     """The draws of a wild and of a 白板 stand-in (H-2) are read off the hand's own readings; every
     draw must give what `hand_missing` gives the hand with that tile added (seed printed on failure)."""
@@ -109,9 +116,7 @@ def test_given_wilds_and_white_when_each_draw_is_judged_then_it_equals_judging_t
         counts, wild, sets, variant = random_case(rng, i % 5, extra=1)
         if sum(counts) != 3 * sets + 1:
             continue
-        while counts[WHITE] < i % 3 and any(counts[k] for k in range(27)):
-            counts[next(k for k in range(27) if counts[k])] -= 1
-            counts[WHITE] += 1
+        stand_ins_for_suit_tiles(counts, i % 3)
         rules = A.Rules.of(variant, wild)
         after = A._missing_after_each_draw(counts, sets, rules)
         for t in range(34):
@@ -129,9 +134,7 @@ def test_given_a_hand_when_each_discard_is_judged_from_its_table_then_it_equals_
         counts, wild, sets, variant = random_case(rng, i % 5, extra=2 if i % 4 else 1)
         if i % 7 == 0:  # pairs, for K-7
             counts = [min(4, 2 * n) for n in counts[:17]] + [0] * 17
-        while counts[WHITE] < i % 3 and any(counts[k] for k in range(27)):
-            counts[next(k for k in range(27) if counts[k])] -= 1
-            counts[WHITE] += 1
+        stand_ins_for_suit_tiles(counts, i % 3)
         rules = A.Rules.of(variant, wild)
         table = A.missing_after_each_discard(counts, sets, rules)
         for t in range(34):
