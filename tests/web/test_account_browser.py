@@ -58,7 +58,9 @@ def credentials(page) -> list:
 
 
 def api(page, method: str, path: str, body=None):
-    """A call made by the page itself (its cookies, its CSRF header: window.TF.api)."""
+    """A call made by the page itself (its cookies, its CSRF header: window.TF.api), once the page's
+    scripts have run: after a reload the page's elements are there before window.TF is."""
+    page.wait_for_function("() => window.TF !== undefined && window.TF.api !== undefined")
     return page.evaluate("([m, p, b]) => window.TF.api(m, p, b === null ? undefined : b)", [method, path, body])
 
 
@@ -99,6 +101,7 @@ def shown(page, selector: str, seconds: float = 10.0) -> None:
     for _ in range(int(seconds * 10)):
         try:
             if page.locator(selector).count():
+                page.wait_for_load_state("load")  # and its scripts have run
                 return
         except Exception:  # noqa: BLE001 - the page is reloading
             pass
