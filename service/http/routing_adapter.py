@@ -21,7 +21,9 @@ class LazyBuildRule(Rule):
     def _compile_builder(self, append_unknown: bool = True) -> Callable[..., tuple[str, str]]:
         attribute = "_build_unknown" if append_unknown else "_build"
 
-        def build_on_first_use(rule: Rule, **values: Any) -> tuple[str, str]:
+        def build_on_first_use(rule: Rule, /, **values: Any) -> tuple[str, str]:
+            # positional-only, as Werkzeug's own builder names its first argument `.self`: a URL value
+            # may be called `rule`
             # `compile` binds what this returns to the rule (`__get__`), as it binds Werkzeug's builder
             built = Rule._compile_builder(rule, append_unknown).__get__(rule, None)
             setattr(rule, attribute, built)  # two threads racing here compile the same builder

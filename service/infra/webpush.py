@@ -65,7 +65,7 @@ class PushSender:
     """Posts encrypted payloads to push services, signed with one VAPID key."""
 
     def __init__(self, vapid_pem: bytes, subject: str, timeout: float = 5.0, allow_private: bool = False) -> None:
-        from py_vapid import Vapid02  # here, not at import: a worker that never pushes starts faster
+        from py_vapid import Vapid02  # imported with the sender (every app builds one)
 
         self.vapid = Vapid02.from_pem(vapid_pem)
         self.subject, self.timeout, self.allow_private = subject, timeout, allow_private
@@ -78,7 +78,7 @@ class PushSender:
         error = None if self.allow_private else refused_destination(endpoint)
         if error:
             return error
-        from pywebpush import WebPusher  # here: it imports aiohttp, a quarter of a worker's start-up
+        from pywebpush import WebPusher  # here, at the first push: it imports aiohttp, a quarter of a worker's start-up
 
         body = WebPusher(subscription).encode(data, "aes128gcm")["body"]
         parts = urlsplit(endpoint)

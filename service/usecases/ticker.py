@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 LEASE = "ticker"
 #: seconds between two sweeps of expired account sessions by the lease holder
 SESSION_SWEEP = 600.0
+#: seconds before a failed sweep is tried again (a busy database: sooner than the next sweep)
+SESSION_RETRY = 60.0
 
 
 class Ticker:
@@ -97,8 +99,9 @@ class Ticker:
         self._swept = now
         try:
             return accounts.end_expired_sessions()
-        except Exception:  # noqa: BLE001 - a failed sweep must not stop deadlines; the next one retries
-            log.exception("ending expired sessions failed")
+        except Exception:  # noqa: BLE001 - a failed sweep must not stop deadlines
+            log.exception("ending expired sessions failed; tried again in %.0f s", SESSION_RETRY)
+            self._swept = now - SESSION_SWEEP + SESSION_RETRY
             return 0
 
     # -- the thread -------------------------------------------------------------------

@@ -296,3 +296,30 @@ def test_the_ticker_removes_expired_sessions_of_accounts_that_never_come_back(ap
     assert ticker.run_once()["sessions_ended"] == 0 and rows() == [1, 1, 0]
     now[0] = SESSION_SWEEP
     assert ticker.run_once()["sessions_ended"] == 1 and rows() == [0, 0, 0]
+
+
+def test_a_failed_sweep_is_tried_again_within_a_minute_not_at_the_next_interval(app, clock, monkeypatch):
+    """Given a sweep of expired sessions that fails (the database busy), when the ticker passes again,
+    then it does not sweep before SESSION_RETRY seconds and does at SESSION_RETRY, long before the
+    SESSION_SWEEP interval."""
+    from service.usecases.ticker import SESSION_RETRY, SESSION_SWEEP, Ticker
+
+    Device(app, name="Ada")
+    clock.advance(31 * DAY)
+    accounts = services(app).match.accounts
+    real, calls = accounts.end_expired_sessions, []
+
+    def busy_once() -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("database is locked")
+        return real()
+
+    monkeypatch.setattr(accounts, "end_expired_sessions", busy_once)
+    now = [0.0]
+    ticker = Ticker(services(app).match, clock=lambda: now[0])
+    assert ticker.run_once()["sessions_ended"] == 0 and len(calls) == 1
+    now[0] = SESSION_RETRY - 1
+    assert ticker.run_once()["sessions_ended"] == 0 and len(calls) == 1
+    now[0] = SESSION_RETRY
+    assert SESSION_RETRY < SESSION_SWEEP and ticker.run_once()["sessions_ended"] == 1 and len(calls) == 2

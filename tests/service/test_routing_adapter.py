@@ -23,7 +23,7 @@ def test_every_route_of_the_app_builds_the_url_werkzeugs_own_builder_builds(app)
     assert len(rules) >= 80 and all(isinstance(rule, LazyBuildRule) for rule in rules)
     for rule in rules:
         values = _values(rule)
-        for append_unknown, extra in ((False, {}), (True, {"page": "2", "q": "a b"})):
+        for append_unknown, extra in ((False, {}), (True, {"page": "2", "q": "a b", "rule": "r", "self": "s"})):
             eager = Rule._compile_builder(rule, append_unknown).__get__(rule, None)
             assert rule.build({**values, **extra}, append_unknown) == eager(**values, **extra), rule
         assert "build_on_first_use" not in (rule._build.__name__, rule._build_unknown.__name__)
@@ -42,6 +42,9 @@ def test_a_lazy_rule_compiles_its_builder_once_on_first_use():
     assert built.__name__ != "build_on_first_use"
     assert rule.build({"match_id": "x", "seat": 3}, False) == ("", "/m/x/seats/3") and rule._build is built
     assert rule.build({"match_id": "x", "seat": 3, "n": 1}, True) == ("", "/m/x/seats/3?n=1")
+    fresh = LazyBuildRule("/m/<match_id>", endpoint="m")  # a first build with a value named like the stub's argument
+    Map([fresh])
+    assert fresh.build({"match_id": "y", "rule": "r"}, True) == ("", "/m/y?rule=r")
 
 
 def test_werkzeug_still_compiles_the_builders_through_the_hook_the_adapter_overrides():
