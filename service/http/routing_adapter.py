@@ -22,9 +22,8 @@ class LazyBuildRule(Rule):
         attribute = "_build_unknown" if append_unknown else "_build"
 
         def build_on_first_use(rule: Rule, /, **values: Any) -> tuple[str, str]:
-            # positional-only, as Werkzeug's own builder names its first argument `.self`: a URL value
-            # may be called `rule`
-            # `compile` binds what this returns to the rule (`__get__`), as it binds Werkzeug's builder
+            # `rule` is positional-only (Werkzeug's own builder names it `.self`): a URL value may be
+            # called `rule`. `compile` binds what this returns to the rule (`__get__`), as it binds Werkzeug's builder
             built = Rule._compile_builder(rule, append_unknown).__get__(rule, None)
             setattr(rule, attribute, built)  # two threads racing here compile the same builder
             return built(**values)

@@ -17,6 +17,8 @@ import urllib.request
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
+from py_vapid import Vapid02
+
 from .notify import _NoRedirect, refused_destination
 
 PAYLOAD_BYTES = 192  # every payload is padded to this many bytes: its length says nothing
@@ -65,8 +67,6 @@ class PushSender:
     """Posts encrypted payloads to push services, signed with one VAPID key."""
 
     def __init__(self, vapid_pem: bytes, subject: str, timeout: float = 5.0, allow_private: bool = False) -> None:
-        from py_vapid import Vapid02  # imported with the sender (every app builds one)
-
         self.vapid = Vapid02.from_pem(vapid_pem)
         self.subject, self.timeout, self.allow_private = subject, timeout, allow_private
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
