@@ -184,7 +184,7 @@ def test_the_variants_cap_the_waits_the_normal_bot_scores_where_scoring_is_dear(
     扣点点's scoring is cheap and uncapped, so its normal bot values every live wait."""
     from engine.variants import get
 
-    assert get("hanshan").bot_scored_waits == 6
+    assert get("hanshan").bot_scored_waits == 3
     assert get("koudiandian").bot_scored_waits is None
 
 

@@ -58,5 +58,5 @@ ENTRY = VariantEntry(
     explain_reading=explain_reading,
     explain_payment=explain_payment,
     bot_plans={"plain": 55.0, "half_flush": 145.0, "full_flush": 235.0},  # H-7: 3 payers; 混一色 +30, 清一色 +60 each
-    bot_scored_waits=6,  # scoring one win (25 patterns over every reading) costs 0.1-1 ms; a lone 配子 waits on 34 kinds
+    bot_scored_waits=3,  # scoring one win (25 patterns over every reading) costs 0.1-1 ms; a lone 配子 waits on 34 kinds
 )
