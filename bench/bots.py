@@ -14,6 +14,13 @@ with a 95% confidence interval (1.96 standard errors of the per-hand figures; ha
 independent). Every decision of each player is timed around its call, wall clock
 (time.perf_counter) and the process's CPU time (time.process_time, which leaves out the time other
 processes of a shared machine take): median and p99 in ms, printed with the load average.
+
+With --duplicate each seating is also played with its lone seat taken by the others' player ("one B,
+three B" beside "one A, three B"; "one A, three A" beside "one B, three A"), on the same deals and
+seats, and the figure is given again hand by hand against that control (the duplicate format of card
+and tile games): the same quantity (the control's expected figure is 0: a hand's figures over its four
+seats sum to 0 and the lone seat rotates), with the deals' luck for the lone seat taken out, so a
+narrower interval for twice the play.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -98,6 +105,18 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
     return mean, half
 
 
+def figure(raw: list[float], control: Optional[list[float]] = None) -> str:
+    """A seating's per-hand figure with its 95% interval; with its control, also hand by hand against it."""
+    mean, half = mean_ci(raw)
+    out = f"{mean:+6.2f} ± {half:4.2f}"
+    if control is None:
+        return out
+    paired = [r - c for r, c in zip(raw, control)]
+    mean, half = mean_ci(paired)
+    differ = sum(1 for d in paired if abs(d) > 1e-9)
+    return out + f" (duplicate {mean:+6.2f} ± {half:4.2f}, {differ} hands differ)"
+
+
 def spread(times: list[float]) -> str:
     t = sorted(times)
     p99 = t[min(len(t) - 1, int(0.99 * len(t)))]
@@ -110,6 +129,7 @@ def main() -> None:
     parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
     parser.add_argument("--pairs", nargs="+", default=DEFAULT_PAIRS, help="A:B pairs (levels or greedy)")
     parser.add_argument("--seating", choices=["both", "one-a", "one-b"], default="both", help="the seatings to play")
+    parser.add_argument("--duplicate", action="store_true", help="also play each seating's control (see above)")
     args = parser.parse_args()
     for pair in args.pairs:
         a, b = pair.split(":")
@@ -124,11 +144,13 @@ def main() -> None:
             started = time.perf_counter()
             figures = []
             if args.seating != "one-b":
-                one_a = mean_ci(seating(rule_set, a, b, args.hands, timings))
-                figures.append(f"one {a} vs three {b} {one_a[0]:+6.2f} ± {one_a[1]:4.2f}")
+                raw = seating(rule_set, a, b, args.hands, timings)
+                control = seating(rule_set, b, b, args.hands, {}) if args.duplicate else None
+                figures.append(f"one {a} vs three {b} {figure(raw, control)}")
             if args.seating != "one-a":
-                one_b = mean_ci([-d for d in seating(rule_set, b, a, args.hands, timings)])
-                figures.append(f"one {b} vs three {a} {one_b[0]:+6.2f} ± {one_b[1]:4.2f}")
+                raw = [-d for d in seating(rule_set, b, a, args.hands, timings)]
+                control = [-d for d in seating(rule_set, a, a, args.hands, {})] if args.duplicate else None
+                figures.append(f"one {b} vs three {a} {figure(raw, control)}")
             print(
                 f"{TITLES[rule_set]:10s} {a} - {b} per hand: {'; '.join(figures)}  ({time.perf_counter() - started:.0f} s)",
                 flush=True,
