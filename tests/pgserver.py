@@ -16,12 +16,16 @@ import os
 import pwd
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Optional
+
+try:
+    from tests.ports import free_port
+except ImportError:  # run as a script (`python tests/pgserver.py start DIR`): tests/ is on sys.path
+    from ports import free_port  # type: ignore[no-redef]
 
 DATABASE = "tilefold_test"
 #: settings for a test server: small, local only; fsync stays on unless asked (bench wants it)
@@ -71,12 +75,6 @@ def _run(argv: list[str], owner: Optional[str], timeout: float = 120) -> None:
         )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start(folder: str, *, fsync: bool = False) -> str:
     """initdb a cluster in `folder` (created), start it on a free 127.0.0.1 port, create the test
     database; return its postgresql:// URL. `fsync=False` (tests) trades crash safety for speed."""
@@ -92,7 +90,7 @@ def start(folder: str, *, fsync: bool = False) -> str:
         for path in (folder, sockets):
             os.chown(path, entry.pw_uid, entry.pw_gid)
     _run([f"{bin_dir}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8"], owner)
-    port = _free_port()
+    port = free_port()
     options = dict(
         SETTINGS,
         port=str(port),

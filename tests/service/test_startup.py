@@ -4,7 +4,6 @@ traceback, no 30 s of pool retries) when it cannot; a read-only role can export 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ import uuid
 import pytest
 
 from service.cli import main
+from tests.ports import free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -28,12 +28,6 @@ def no_server(monkeypatch):
     monkeypatch.setattr(service.cli, "gunicorn_app", reached)
     for name in ("TILEFOLD_DB", "TILEFOLD_REQUIRE_DB", "DATABASE_URL", "PGHOST", "PGDATABASE", "PGSERVICE"):
         monkeypatch.delenv(name, raising=False)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def refused(argv: list[str], capsys) -> str:
