@@ -451,12 +451,16 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts, monkey
     held = []
     page.route("**/api/matches/*/actions", lambda route: held.append((route, route.fetch())))
     click_action(page, engine.bot_action(loaded.state, seat))
-    _wait_moved(svc, match_id, loaded.version)
-    answered = svc.repo.load(match_id)  # the version the held answer shows
+    # The route handler runs only while playwright is called: wait for the held answer by calling it (a
+    # plain sleep here would hold the request in the browser, and on a loaded machine the click can
+    # return before the request reached the handler). The handler holds the answer after the server
+    # gave it, so the action is stored by then.
     stop = time.monotonic() + 30
     while not held and time.monotonic() < stop:
-        page.wait_for_timeout(50)  # (the route handler runs while playwright is called)
-    assert answered.version > loaded.version and held
+        page.wait_for_timeout(50)
+    assert held, "the action's request never reached the route"
+    answered = svc.repo.load(match_id)  # the version the held answer shows
+    assert answered.version > loaded.version
     other = [s for s in engine.pending_seats(answered.state) if s != seat][0]  # when: the table moves on
     wait_version(pages[other], answered.version_for(other))
     click_action(pages[other], engine.bot_action(answered.state, other))
