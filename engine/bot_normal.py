@@ -338,6 +338,7 @@ class DiscardScore:
     plain: float  # the worth of its plain plan alone (no flush)
     flush: Optional[frozenset[int]]  # the kinds kept by the flush plan that gave `worth`, if one did
     danger: float  # the expected cost of letting it go (feeding a declared hand)
+    ahead: bool = False  # `worth` was judged one draw ahead (engine.bot_strong.looked_ahead)
 
     @property
     def rounded(self) -> float:
@@ -371,7 +372,7 @@ def score_discards(
     flushes = _flush_plans(know, plans)
     cost = risk or (lambda t: 0.0)
     kinds = sorted(set(tiles))
-    steps = _steps_after(know, kinds)
+    steps = steps_after(know, kinds)
     ready = [t for t in kinds if steps[t] == 0]
     options = {o.tile: o for o in _valued_options(know, ready, judge_all=True)} if ready else {}
     counts = list(know.counts)
@@ -425,7 +426,7 @@ def _unseen_in(know: Knowledge, keep: frozenset[int]) -> int:
     return sum(know.hidden[k] for k in keep)
 
 
-def _steps_after(know: Knowledge, tiles: list[int]) -> dict[int, int]:
+def steps_after(know: Knowledge, tiles: Sequence[int]) -> dict[int, int]:
     """tile -> the hand's steps from ready after letting it go (one memoised table per hand)."""
     table = A.missing_after_each_discard(know.counts, know.sets, know.rules)
     return {t: table[t] - 1 for t in tiles}
@@ -592,6 +593,31 @@ def _valued(
     found = tuple((t, know.hidden[t], values.get(t, (0, 0))[0]) for t in o.improving)
     worth = _ready_worth([(t, know.hidden[t], *values[t]) for t in live])
     return A.DiscardOption(o.tile, 0, o.improving, o.improving_unseen, found, worth)
+
+
+def ready_worth(know: Knowledge, counts: Sequence[int]) -> float:
+    """The worth of the best ready hand a 3n+2 hand makes by one discard, as `best_discard` judges a
+    ready hand (its live waits scored; 扣点点: one that cannot declare, K-2, only as one step from
+    ready); 0 when no discard leaves it ready."""
+    draws = max(1, know.wall // 4)
+    pool = max(1, sum(know.hidden))
+    plans = variants.get(know.variant).bot_plans
+    held = [k for k, n in enumerate(counts) if n]
+    table = A.missing_after_each_discard(counts, know.sets, know.rules)
+    ready = [t for t in held if table[t] == 1]
+    if not ready:
+        return 0.0
+    options = _valued_options(replace(know, counts=tuple(counts)), ready, judge_all=True)
+    return max(_plain_worth(know, o, draws, pool, plans) for o in options if o.shanten == 0)
+
+
+def next_step_chance(improving_unseen: int, draws: int) -> float:
+    """The chance that a hand one step short of ready, with this many unseen tiles that improve it
+    and `draws` draws left, takes that step in time to win (`chance`'s figure for a step, without
+    its guess at the steps after it)."""
+    if improving_unseen <= 0 or draws <= 1:
+        return 0.0
+    return improving_unseen / (improving_unseen + _STEP_HALF)
 
 
 _DISCARD_ROUTE = 1.5  # a live copy winnable on a discard comes this much more often than by one's own draw

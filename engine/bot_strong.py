@@ -10,20 +10,38 @@ person in that seat): its own tiles, the melds, the face-up discards, who declar
   The chance that a tile feeds a declared hand is the share of samples waiting on it; the cost of
   feeding it is the win a discarder who has not declared pays alone (three shares). A poor hand
   therefore lets safe tiles go against a likely big win, and a good one keeps pushing.
+- A look one draw ahead (`looked_ahead`): of the discards `normal`'s evaluator ranks highest, each
+  that leaves the hand one step from ready (and aims at no flush) is judged again by the ready hands
+  its improving draws would make: the chance of that step times the mean worth of those ready hands
+  (their waits scored), where `normal` takes a fixed share of a typical win. Not with a wild (耗子,
+  K-13): measured, it lost there (docs/API.md, "Bot strength").
 - Claims: a pung or kong only when the hand is worth more after it.
 
-The work per decision is bounded by `Budget` (sampled hands per declared seat);
+The work per decision is bounded by `Budget` (sampled hands per declared seat, discards looked ahead);
 the sampling is seeded from the view, so the same view always gets the same decision.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Collection, Sequence
 
+from engine import analysis as A
 from engine import variants
-from engine.bot_normal import Knowledge, _danger, best_discard, discard_worths, hand_worth
+from engine.bot_normal import (
+    DiscardScore,
+    Knowledge,
+    _danger,
+    best_discard,
+    best_scored,
+    discard_worths,
+    hand_worth,
+    next_step_chance,
+    ready_worth,
+    score_discards,
+    steps_after,
+)
 from engine.tiles import kind, name, points
 
 _DISCARD_WIN_MIN = 6  # K-4
@@ -34,9 +52,11 @@ class Budget:
     """The work one decision may do (the setting behind its time; see bench/bots.py for the p99)."""
 
     samples: int = 200  # determinised hands per declared seat
+    ahead: int = 4  # discards judged again one draw ahead (the best by `normal`'s measure)
 
 
 BUDGET = Budget()
+NORMAL_BUDGET = Budget(samples=0, ahead=0)  # `normal`'s evaluator: its feeding cost, no look ahead
 
 
 def strong_action(seen: dict[str, Any], budget: Budget = BUDGET) -> dict[str, Any]:
@@ -69,7 +89,53 @@ def strong_action(seen: dict[str, Any], budget: Budget = BUDGET) -> dict[str, An
     if len(tiles) == 1:
         return by["discard"][0]
     danger = sampled_danger(seen, know, budget.samples)
-    return {"action": "discard", "tile": name(best_discard(know, tiles, danger=danger))}
+    return {"action": "discard", "tile": name(best_scored(know, looked_ahead(know, tiles, danger, budget.ahead)))}
+
+
+# ---------------------------------------------------------------- one draw ahead
+
+
+def looked_ahead(
+    know: Knowledge, tiles: Sequence[int], danger: Callable[[int], float], ahead: int, exact: Collection[int] = ()
+) -> dict[int, DiscardScore]:
+    """`normal`'s scores of the discards (engine.bot_normal.score_discards, less `danger`), with the
+    `ahead` best of them by that measure, and each of `exact`, judged one draw ahead when the hand
+    after it is one step from ready and its worth came from no flush plan (`one_draw_ahead`). Every
+    discard is judged in full first (the `ahead` best are the same however the search is bounded);
+    with a wild (耗子) or no `ahead`, `normal`'s scores as they are."""
+    if ahead <= 0 or know.rules.wild is not None:
+        return score_discards(know, tiles, danger, exact)
+    scores = score_discards(know, tiles, danger, exact=tiles)
+    top = sorted(scores.values(), key=lambda s: (-s.rounded, s.tile))[:ahead]
+    judged = {s.tile for s in top} | (set(exact) & set(scores))
+    steps = steps_after(know, sorted(judged))
+    out = dict(scores)
+    for t in judged:
+        if steps[t] == 1 and scores[t].flush is None:
+            out[t] = replace(scores[t], worth=one_draw_ahead(know, t), ahead=True)
+    return out
+
+
+def one_draw_ahead(know: Knowledge, tile: int) -> float:
+    """The worth of the hand after letting `tile` go, when that leaves it one step from ready: the
+    chance of taking the step (engine.bot_normal.next_step_chance) times the mean, over the unseen
+    tiles that would take it (each by its unseen copies), of the worth of the best ready hand that
+    draw makes (engine.bot_normal.ready_worth: its waits scored, a round of draws later)."""
+    counts = list(know.counts)
+    counts[tile] -= 1
+    improving = [d for d in A.improving_tiles(counts, know.sets, know.rules) if know.hidden[d]]
+    unseen = sum(know.hidden[d] for d in improving)
+    if not unseen:
+        return 0.0
+    total = 0.0
+    for d in improving:
+        after = counts[:]
+        after[d] += 1
+        hidden = list(know.hidden)
+        hidden[d] -= 1
+        drawn = replace(know, counts=tuple(after), hidden=tuple(hidden), wall=max(0, know.wall - 4))
+        total += know.hidden[d] * ready_worth(drawn, after)
+    return next_step_chance(unseen, max(1, know.wall // 4)) * total / unseen
 
 
 # ---------------------------------------------------------------- claims

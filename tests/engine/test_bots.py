@@ -268,3 +268,58 @@ def test_k8_strong_lets_a_safe_tile_go_with_a_poor_hand_against_a_declared_hand(
     assert legal_actions(state, 1) and state.hand.seats[0].ready
     choice = strong_action(view(state, 1))
     assert choice["action"] == "discard" and points(kind(choice["tile"])) < 6, choice
+
+
+def _dealer_view(hand: str, wall_count: int, options: dict | None = None):
+    """The 扣点点 dealer's view with `hand` (14 tiles) to discard from and `wall_count` tiles left."""
+    from engine.scenario import run_scenario
+    from engine.table import fold
+    from engine.views import view
+
+    others = ["147m258p369sESWN", "258m147p147sESWP", "369m369p258sESWN"]
+    scenario = {"variant": "koudiandian", "hands": [hand, *others], "wall": "7p8p9p", **(options or {})}
+    seen = view(fold(run_scenario(scenario)["events"]), 0)
+    seen["hand"]["wall_count"] = wall_count
+    return seen
+
+
+def test_given_a_hand_one_step_from_ready_either_way_then_strong_keeps_the_one_whose_ready_hands_are_worth_more():
+    """11m2m33m9m 123s789s FF: letting 1m go or 3m go leaves the hand one step from ready. After 1m
+    more unseen tiles improve it (28 against 24), and `normal`, which counts any hand a step from ready
+    at a fixed share of a typical win, lets 1m go; but four of those kinds (1m 2m 4m 5m) would make
+    ready hands waiting on low tiles, worth little (K-1: a tile's points are its rank; K-4: a 1 or 2
+    never wins, a 3-5 by self-draw only; K-2: with no wait of 6+ no 报听), while after 3m nearly every
+    improving draw makes a ready hand worth 9-14. `strong` looks one draw ahead, values those ready hands, and lets 3m go."""
+    from engine.bot_strong import Budget, strong_action
+
+    seen = _dealer_view("11m2m33m9m123s789sFF", 44)
+    assert strong_action(seen, Budget(ahead=0)) == {"action": "discard", "tile": "1m"}  # normal's choice
+    assert strong_action(seen) == {"action": "discard", "tile": "3m"}
+
+
+def test_given_no_look_ahead_budget_then_strong_discards_as_normal_less_its_sampled_danger():
+    from engine.bot_normal import Knowledge, best_discard
+    from engine.bot_strong import Budget, strong_action
+
+    seen = _dealer_view("11m2m33m9m123s789sFF", 44)
+    know = Knowledge.of_view(seen)
+    held = [k for k in range(34) if know.counts[k]]
+    assert kind(strong_action(seen, Budget(ahead=0))["tile"]) == best_discard(know, held, danger=lambda t: 0.0)
+
+
+def test_given_a_hand_no_draw_makes_ready_then_its_ready_worth_is_zero():
+    from engine.bot_normal import Knowledge, ready_worth
+
+    know = Knowledge.of_view(_dealer_view("147m258p369sESWNP", 44))
+    assert ready_worth(know, list(know.counts)) == 0.0
+
+
+def test_given_a_wild_then_strong_does_not_look_ahead_K13():
+    """With 耗子 (K-13) the look ahead measured a loss: `strong` keeps `normal`'s worths there."""
+    from engine.bot_normal import Knowledge, score_discards
+    from engine.bot_strong import looked_ahead
+
+    know = Knowledge.of_view(_dealer_view("11m2m33m9m123s789sFF", 44))
+    wild = dataclasses.replace(know, rules=dataclasses.replace(know.rules, wild=33))
+    held = [k for k in range(34) if wild.counts[k]]
+    assert looked_ahead(wild, held, lambda t: 0.0, 4) == score_discards(wild, held, lambda t: 0.0)
