@@ -10,17 +10,23 @@ A chooser records the state at every decision; then for every review entry of ev
 - the entry sits at the first event of one of that seat's decisions, at most one entry per decision;
 - a 漏胡 or 过胡 flag names a decision whose legal actions offered "hu";
 - a discard entry's move and its "best" are discards the legal actions offered at that decision;
-- the "best" is the discard the `normal` bot's evaluator takes at that decision, recomputed here in
-  full (engine.bot_normal.score_discards with every legal discard judged exactly, best_scored), and
-  the move made is in "best" exactly when it scores as well (worth less danger, to 6 places);
+- the "best" is the discard the `strong` bot's evaluator takes at that decision (the review's budget
+  here is `strong`'s own, engine.bot_strong.BUDGET), recomputed here from the state the chooser saw
+  (engine.bot_strong.looked_ahead over the legal discards, every one judged in full, with the sampled
+  danger of that seat's view; best_scored), and the move made is in "best" exactly when it scores as
+  well (worth less danger, to 6 places); and `normal`'s bounded search (engine.bot_normal.
+  score_discards, which leaves out the discards that cannot be best) takes the discard its full
+  judging of every discard takes;
 - a flagged "best" is strictly better than the move made in the evaluator's own measure, and the
   figures the entry shows for both (worth, danger) are the evaluator's;
 - a flagged "best" is never further from ready (engine.analysis.hand_shanten on the decision's hand)
   unless the entry says what justified it, and that holds: defence ("safer": less danger, the move
   made worth as much or more), a flush plan ("flush": the best's worth is its flush plan's), a
   ready hand that may not declare (K-2, "cannot_declare": no wait of the move made worth 6 or more),
-  a ready hand on poor waits ("waits_poor": the move made was ready and worth less), or a narrow
-  hand ("few_improving": the move made not ready, worth less, with fewer unseen improving tiles);
+  a ready hand on poor waits ("waits_poor": the move made was ready and worth less), a narrow
+  hand ("few_improving": the move made not ready, worth less, with fewer unseen improving tiles), or
+  poor ready hands one draw ahead ("ready_hands_poor": the move made a step from ready, judged one
+  draw ahead and worth less);
 - and no review raises.
 
 tests/engine/test_review_check.py runs a bounded number of these matches.
@@ -39,11 +45,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import analysis as A  # noqa: E402
 from engine.actions import legal_actions  # noqa: E402
 from engine.bot import bot_action  # noqa: E402
-from engine.bot_normal import Knowledge, best_scored, can_declare, feeding_cost, score_discards  # noqa: E402
+from engine.bot_normal import Knowledge, best_scored, can_declare, score_discards  # noqa: E402
+from engine.bot_strong import BUDGET, looked_ahead, sampled_danger  # noqa: E402
 from engine.review import review  # noqa: E402
 from engine.selfplay import play_match, seeds_from  # noqa: E402
 from engine.state import MatchState  # noqa: E402
 from engine.tiles import kind  # noqa: E402
+from engine.views import seat_view  # noqa: E402
 
 RULE_SETS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("koudiandian", {}),
@@ -54,7 +62,7 @@ LEVELS = ("normal", "easy", "normal", "easy")
 
 
 # the reasons that may take a step back from ready
-JUSTIFIED = ("safer", "flush", "cannot_declare", "waits_poor", "few_improving")
+JUSTIFIED = ("safer", "flush", "cannot_declare", "waits_poor", "few_improving", "ready_hands_poor")
 
 
 def check_match(variant: str, options: dict[str, Any], label: str, hands: int) -> tuple[int, list[str]]:
@@ -71,7 +79,7 @@ def check_match(variant: str, options: dict[str, Any], label: str, hands: int) -
     for seat in range(4):
         where = f"{variant} {options} seeds {label!r} seat {seat}"
         try:
-            entries = review(log, seat)
+            entries = review(log, seat, samples=BUDGET.samples, ahead=BUDGET.ahead)
         except Exception:  # noqa: BLE001 - the check reports any exception as a failure
             problems.append(f"{where}: review raised\n{traceback.format_exc()}")
             continue
@@ -99,8 +107,13 @@ def _entry_problems(state: MatchState, seat: int, entry: dict[str, Any]) -> list
     if entry["made"] not in offered or not set(entry["best"]) <= offered:
         out.append(f"made {entry['made']} / best {entry['best']} not among the legal discards {sorted(offered)}")
     know = Knowledge.of(state, seat)
-    scores = score_discards(know, sorted({kind(t) for t in offered}), lambda t: feeding_cost(know, t), exact=range(34))
     made, best = kind(entry["made"]), kind(entry["best"][0])
+    danger = sampled_danger(seat_view(state, seat), know, BUDGET.samples)
+    tiles = sorted({kind(t) for t in offered})
+    scores = looked_ahead(know, tiles, danger, BUDGET.ahead, exact=(made,))
+    bounded = best_scored(know, score_discards(know, tiles, danger))
+    if bounded != best_scored(know, score_discards(know, tiles, danger, exact=range(34))):
+        out.append(f"normal's bounded search takes {bounded}, not the discard its full judging takes")
     top = best_scored(know, scores)
     if best != top:
         out.append(f"best {entry['best'][0]} is not the evaluator's choice {top}")
@@ -139,6 +152,8 @@ def _justified(know: Knowledge, entry: dict[str, Any], best: Any, made: Any, mad
         return made_steps == 0 and not can_declare(know, waits)
     if reason == "waits_poor":
         return made_steps == 0 and made.worth < best.worth
+    if reason == "ready_hands_poor":
+        return made_steps == 1 and made.ahead and made.worth < best.worth
     improving = entry["best_judged"]["improving_unseen"] > entry["made_judged"]["improving_unseen"]
     return made_steps > 0 and made.worth < best.worth and improving
 

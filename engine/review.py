@@ -1,13 +1,15 @@
 """A review of one seat's decisions (the replay's 复盘): at each of its own decisions, what the
-`normal` bot's evaluator would discard beside what was discarded and why, and the wins and pungs it
-let pass (过胡 on a discard, 漏胡 on its own draw; 碰 passed).
+best bot evaluator its budget allows would discard beside what was discarded and why, and the wins
+and pungs it let pass (过胡 on a discard, 漏胡 on its own draw; 碰 passed).
 
-A discard is judged by engine.bot_normal.score_discards, the function the `normal` bot decides with:
-each discard's worth (the chance to win x what the win is worth: scored waits when ready, flush
-plans) less its danger (the expected cost of feeding a declared hand: `normal`'s feeding cost, or
-`strong`'s sampled danger when the `samples` budget allows). The "best" is the discard the bot would
-make; an entry that differs says why (`reason`, `why`), with both moves' steps to ready, waits with
-their unseen copies and value, worth, plan and danger.
+A discard is judged by the function a bot decides with: engine.bot_strong.looked_ahead, which is
+engine.bot_normal.score_discards (`normal`'s evaluator) with, as the budget allows, `strong`'s look
+one draw ahead (`ahead` discards) and its sampled danger (`samples` hands per declared seat). Each
+discard's worth (the chance to win x what the win is worth: scored waits when ready, flush plans,
+or the ready hands the next draw makes) less its danger (the expected cost of feeding a declared
+hand). The "best" is the discard that bot would make; an entry that differs says why (`reason`,
+`why`), with both moves' steps to ready, waits with their unseen copies and value, worth, plan and
+danger.
 
 Each decision is judged once, from the state the engine had when the seat decided: a 报听 with a
 discard is one command recorded as two events (`ting_declared`, `discarded`) and is judged at the
@@ -25,8 +27,8 @@ from typing import Any, Callable, Iterable, Optional
 
 from engine import analysis as A
 from engine.actions import legal_actions, pending_seats
-from engine.bot_normal import DiscardScore, Knowledge, _value_of, best_scored, can_declare, feeding_cost, score_discards
-from engine.bot_strong import sampled_danger
+from engine.bot_normal import DiscardScore, Knowledge, _value_of, best_scored, can_declare, feeding_cost
+from engine.bot_strong import looked_ahead, sampled_danger
 from engine.state import TING, MatchState
 from engine.table import evolve_in_place, initial_state
 from engine.tiles import kind, name
@@ -36,12 +38,17 @@ _OWN_ACTIONS = frozenset({"discarded", "ting_declared", "responded", "punged", "
 
 
 def review(
-    events: Iterable[dict[str, Any]], seat: int, start: Optional[MatchState] = None, samples: int = 0
+    events: Iterable[dict[str, Any]],
+    seat: int,
+    start: Optional[MatchState] = None,
+    samples: int = 0,
+    ahead: int = 0,
 ) -> list[dict[str, Any]]:
     """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...};
     `start` is the match before the first of `events` (a page of a paged replay), else its beginning.
-    `samples` (a budget): 0 judges danger by `normal`'s feeding cost, more by `strong`'s sampled
-    danger with that many determinised hands per declared seat (engine.bot_strong)."""
+    The budget (engine.bot_strong.Budget's two settings): `samples` 0 judges danger by `normal`'s
+    feeding cost, more by `strong`'s sampled danger with that many determinised hands per declared
+    seat; `ahead` 0 judges as `normal`, more looks one draw ahead at that many discards as `strong`."""
     state = initial_state() if start is None else start.clone()
     events = list(events)
     out: list[dict[str, Any]] = []
@@ -52,7 +59,7 @@ def review(
             made = _discard_made(state, seat, event, following)
             if event["type"] == "ting_declared" and made is not None:
                 part_of_decision = i + 1
-            entry = _judge(state, seat, event, made, samples)
+            entry = _judge(state, seat, event, made, samples, ahead)
             if entry is not None:
                 out.append({"index": i, **entry})
         evolve_in_place(state, event)
@@ -82,7 +89,7 @@ def _discard_made(
 
 
 def _judge(
-    state: MatchState, seat: int, event: dict[str, Any], made: Optional[int], samples: int
+    state: MatchState, seat: int, event: dict[str, Any], made: Optional[int], samples: int, ahead: int
 ) -> Optional[dict[str, Any]]:
     acts = legal_actions(state, seat)
     can = {a["action"] for a in acts}
@@ -94,7 +101,7 @@ def _judge(
         return None
     if made is None:
         return None
-    entry = _discard_review(state, seat, acts, made, samples)
+    entry = _discard_review(state, seat, acts, made, samples, ahead)
     if "hu" in can:  # 漏胡: a legal win on the seat's own draw, discarded instead
         entry.update(kind="missed_hu", differs=True)
     return entry
@@ -106,12 +113,12 @@ def _window_tile(state: MatchState) -> Optional[str]:
 
 
 def _discard_review(
-    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, samples: int
+    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, samples: int, ahead: int
 ) -> dict[str, Any]:
     know = Knowledge.of(state, seat)
     allowed = sorted({kind(a["tile"]) for a in acts if a["action"] in ("discard", "ting") and "tile" in a} | {made})
     risk = _risk(state, seat, know, samples)
-    scores = score_discards(know, allowed, risk, exact=(made,))
+    scores = looked_ahead(know, allowed, risk, ahead, exact=(made,))
     top = best_scored(know, scores)
     best = [top] + [t for t in sorted(scores) if t != top and scores[t].rounded == scores[top].rounded]
     differs = made not in best
@@ -129,7 +136,7 @@ def _discard_review(
         "made_judged": _option(scores[made], mine),
         "best_judged": _option(scores[top], chosen),
         "shanten_before": A.hand_shanten(counts, know.sets, know.rules),
-        "evaluator": "strong" if samples and know.threats else "normal",
+        "evaluator": "strong" if (samples and know.threats) or scores[top].ahead or scores[made].ahead else "normal",
         "reason": reason,
         "why": why + _danger_note(know, made, scores[made].danger),
         "danger": round(scores[made].danger, 2),
@@ -154,6 +161,8 @@ REASONS = (
     "cannot_declare",
     "waits_poor",
     "few_improving",
+    "ready_hands_worth_more",
+    "ready_hands_poor",
 )
 
 
@@ -165,6 +174,10 @@ def _reason(know: Knowledge, best: DiscardScore, b: A.DiscardOption, made: Disca
         return "flush"
     if b.shanten < m.shanten:
         return "nearer_ready"
+    if b.shanten == m.shanten == 1 and (best.ahead or made.ahead):
+        return "ready_hands_worth_more"  # judged one draw ahead: the ready hands the next draw makes
+    if m.shanten == 1 and made.ahead:
+        return "ready_hands_poor"  # the move made kept a hand a step nearer, whose next draws make poor ready hands
     if b.shanten == m.shanten == 0:
         return "waits_worth_more"
     if b.shanten == m.shanten:
@@ -185,6 +198,11 @@ _SAYS = {
     "cannot_declare": "the ready hand kept by the move made cannot declare 听 (K-2: no wait worth 6 or more), so it cannot win",
     "waits_poor": "the ready hand kept by the move made waits on tiles worth less (few live copies or little value) than this hand one step further",
     "few_improving": "the hand kept by the move made is nearer ready but so few unseen tiles improve it that this wider hand is likelier to win",
+    "ready_hands_worth_more": "one draw ahead, the ready hands its improving draws would make are worth more (their waits' live copies x value)",
+    "ready_hands_poor": (
+        "the hand kept by the move made is nearer ready, but one draw ahead the ready hands its improving draws "
+        "would make are worth less than this hand"
+    ),
 }
 
 
@@ -194,7 +212,7 @@ def _why(reason: str, best: DiscardScore, b: A.DiscardOption, made: DiscardScore
 
 
 def _holds(s: DiscardScore, o: A.DiscardOption) -> str:
-    plan = f" keeping {_plan_name(s.flush)}" if s.flush is not None else ""
+    plan = f" keeping {_plan_name(s.flush)}" if s.flush is not None else (" one draw ahead" if s.ahead else "")
     danger = f", danger {s.danger:.2f}" if s.danger else ""
     return f"{name(o.tile)}: {_reading(o)}, worth {s.worth:.3g}{plan}{danger}"
 
@@ -246,4 +264,5 @@ def _option(s: DiscardScore, o: A.DiscardOption) -> dict[str, Any]:
         "danger": round(s.danger, 4),
         "net": round(s.worth - s.danger, 4),
         "plan": _plan_code(s.flush),
+        "ahead": s.ahead,
     }

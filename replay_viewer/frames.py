@@ -6,6 +6,7 @@ from typing import Any, Iterable, Optional, Union
 
 import engine
 from engine.explain import explain_settled
+from engine.bot_strong import NORMAL_BUDGET, Budget
 from engine.review import review
 
 Perspective = Union[int, str, None]  # a seat 0..3, "all" (everyone's hands open) or None (public)
@@ -43,11 +44,16 @@ def event_for(event: dict, perspective: Perspective) -> Optional[dict]:
 
 
 def build_frames(
-    stored: Iterable[Any], perspective: Perspective, service_types: Iterable[str], state: Any = None, samples: int = 0
+    stored: Iterable[Any],
+    perspective: Perspective,
+    service_types: Iterable[str],
+    state: Any = None,
+    budget: Budget = NORMAL_BUDGET,
 ) -> dict:
     """Steps (one per engine event: its stream version, the event and the view after it), hands and
     scores; from `state` (the match before the first of `stored`) or the start of the match. A seat's
-    frames carry its review, judging danger with `samples` (engine.review: 0 is `normal`'s)."""
+    frames carry its review, judged by the evaluator `budget` allows (engine.review; NORMAL_BUDGET is
+    `normal`'s)."""
     skip = frozenset(service_types)
     state = engine.initial_state() if state is None else state
     begin = state
@@ -77,7 +83,9 @@ def build_frames(
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
     out = {"perspective": perspective, "steps": steps, "hands": hands}
     if isinstance(perspective, int):  # a seat's frames exist only for finished matches
-        out["review"] = [_review_entry(entry, steps) for entry in review(events, perspective, begin, samples)]
+        out["review"] = [
+            _review_entry(entry, steps) for entry in review(events, perspective, begin, budget.samples, budget.ahead)
+        ]
     return out
 
 

@@ -472,12 +472,14 @@
     cannot_declare: "不能报听 the ready hand kept could not declare 听 (no wait worth 6+)",
     waits_poor: "听得太差 the waits kept had few live copies or little value",
     few_improving: "进张太少 the hand kept was nearer ready but too few unseen tiles improve it",
+    ready_hands_worth_more: "下一摸更好 one draw ahead, the ready hands its draws make are worth more",
+    ready_hands_poor: "下一摸太差 the hand kept was nearer ready but one draw ahead its ready hands are worth less",
   };
   const PLANS = { half_flush: "混一色 half flush", full_flush: "清一色 full flush" };
   function judged(j) {
     const sh = j.shanten <= 0 ? (j.shanten === 0 ? "听牌 ready" : "和 complete") : j.shanten + " 向听 from ready";
     let out = sh + " · 进张 " + j.improving_unseen + " unseen improving";
-    if (j.worth !== undefined) out += " · 价值 worth " + Number(j.worth.toPrecision(3));
+    if (j.worth !== undefined) out += " · 价值 worth " + Number(j.worth.toPrecision(3)) + (j.ahead ? " (看一摸 one draw ahead)" : "");
     if (j.plan) out += " · " + PLANS[j.plan.split(":")[0]] + " " + j.plan.split(":")[1];
     if (j.danger) out += " · 危险 danger " + j.danger.toFixed(2);
     return out;

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping
 
+from engine.bot_strong import BUDGET
+
 #: env variable -> (Flask config key, parser, default)
 ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_DB": ("DATABASE", str, "tilefold.db"),  # a postgresql:// URL, or a SQLite file
@@ -54,7 +56,8 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_MAX_HANDS": ("MAX_HANDS", int, 64),
     "TILEFOLD_REPLAY_CACHE_BYTES": ("REPLAY_CACHE_BYTES", int, 32 * 1024 * 1024),
     "TILEFOLD_REPLAY_WHOLE_HANDS": ("REPLAY_WHOLE_HANDS", int, 16),
-    "TILEFOLD_REVIEW_SAMPLES": ("REVIEW_SAMPLES", int, 0),
+    "TILEFOLD_REVIEW_SAMPLES": ("REVIEW_SAMPLES", int, BUDGET.samples),
+    "TILEFOLD_REVIEW_AHEAD": ("REVIEW_AHEAD", int, BUDGET.ahead),
     # rate limits per client address (service/http/limits.py; None = on, except when TESTING)
     "TILEFOLD_RATE_LIMITS": ("RATE_LIMITS", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), None),
     "TILEFOLD_RATE_LIMIT_CREATE": ("RATE_LIMIT_CREATE", str, "30 per minute"),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Protocol
 
 import engine
+from engine.bot_strong import Budget
 
 from . import match_log, replay
 from .access import is_owner, seat_for, seat_in
@@ -596,15 +597,18 @@ class Reads:
         seat: Optional[str],
         hand: Optional[str],
         whole: int,
-        samples: int = 0,
+        review_samples: int = 0,
+        review_ahead: int = 0,
     ) -> Frames:
         """The replay frames of a match (service/usecases/replay.py): a finished one from any seat's
         side (`seat`: "all" or 0..3), one in play for its owner as the public sees it; `hand` asks
-        one page (required beyond `whole` hands); `samples` the review's budget (engine.review)."""
+        one page (required beyond `whole` hands); the review's budget (engine.review): `review_samples`
+        sampled hands per declared seat, `review_ahead` discards looked one draw ahead."""
+        budget = Budget(samples=review_samples, ahead=review_ahead)
         loaded = self.repo.load(match_id)
         perspective = replay.perspective_for(self.tokens, loaded, owner_token, seat)
         page = replay.page_asked(hand)
-        return Frames(replay.frames(self.repo, self.frames, loaded, perspective, page, whole, samples), loaded.over)
+        return Frames(replay.frames(self.repo, self.frames, loaded, perspective, page, whole, budget), loaded.over)
 
     # -- players: ratings and figures (service/usecases/ratings.py) --------------------------
     def leaderboard(self, rule_set: str, limit: int) -> dict[str, Any]:

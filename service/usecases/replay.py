@@ -13,6 +13,7 @@ import json
 from typing import Any, Optional
 
 from engine import variants as engine_variants
+from engine.bot_strong import NORMAL_BUDGET, Budget
 from engine.wall import SeedError, joint_parts, joint_seed, links_to
 from replay_viewer.frames import build_frames, parse_perspective
 
@@ -58,10 +59,10 @@ def frames(
     perspective: Any,
     page: Optional[int],
     whole: int,
-    samples: int = 0,
+    budget: Budget = NORMAL_BUDGET,
 ) -> bytes:
     """The gzipped frames of one page (`page` None: the whole match, refused beyond `whole` hands),
-    cached by size; a seat's review judges danger with `samples` (engine.review)."""
+    cached by size; a seat's review judges with the evaluator `budget` allows (engine.review)."""
     index = hand_index(repo, cache, loaded)
     if page is None and len(index) > whole:
         raise Rejected(
@@ -71,10 +72,10 @@ def frames(
         )
     if page is not None and page >= pages(index):
         raise NotFound("no_such_hand", f"this match has {pages(index)} page(s) of frames")
-    key = (loaded.match_id, loaded.version, perspective, page, samples)
+    key = (loaded.match_id, loaded.version, perspective, page, budget)
     body = cache.get(key)
     if body is None:
-        body = frames_body(repo, loaded, perspective, index, page, samples)
+        body = frames_body(repo, loaded, perspective, index, page, budget)
         cache.put(key, body, len(body))
     return body
 
@@ -153,14 +154,19 @@ def page_versions(loaded: Loaded, index: list[dict], page: Optional[int]) -> tup
 
 
 def frames_body(
-    repo: MatchRepository, loaded: Loaded, perspective: Any, index: list[dict], page: Optional[int], samples: int = 0
+    repo: MatchRepository,
+    loaded: Loaded,
+    perspective: Any,
+    index: list[dict],
+    page: Optional[int],
+    budget: Budget = NORMAL_BUDGET,
 ) -> bytes:
     """The frames of one page, folded from the latest snapshot before it: time and memory bound by
     the page (one hand), not by the match."""
     after, until = page_versions(loaded, index, page)
     start = repo.at(loaded.match_id, after) if after > 0 else None
     stored = repo.read(loaded.match_id, after, until=until)
-    out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None, samples)
+    out = build_frames(stored, perspective, match_log.service_types(), start.state if start else None, budget)
     out.update(
         {
             "id": loaded.match_id,

@@ -197,3 +197,51 @@ def test_k8_with_a_sampling_budget_the_review_judges_danger_as_strong_does():
     assert entry["evaluator"] == "strong"
     assert review(events, 1, samples=50) == [entry]
     assert entry["danger"] == round(entry["made_judged"]["danger"], 2)
+
+
+def _with_the_rest_as_wall(hands):
+    """A preset hand's wall: every tile the hands leave, in kind order (a full wall of 83 tiles)."""
+    from engine.tiles import name, parse
+
+    left = [4] * 34
+    for hand in hands:
+        for k in parse(hand):
+            left[k] -= 1
+    return "".join(name(k) for k in range(34) for _ in range(left[k]))
+
+
+def test_k1_k4_with_a_look_ahead_budget_the_review_judges_as_strong_one_draw_ahead():
+    # given 扣点点: the dealer lets 1m go from 11m2m33m9m 123s789s FF (a step from ready after 1m or 3m;
+    # four of 1m's improving kinds would make ready hands on low tiles, K-1/K-4)
+    hands = ["11m2m33m9m123s789sFF", "147m258p369sESWN", "258m147p147sESWP", "369m369p258sESWN"]
+    events = _played(
+        {
+            "variant": "koudiandian",
+            "hands": hands,
+            "wall": _with_the_rest_as_wall(hands),
+            "actions": [{"seat": 0, "action": "discard", "tile": "1m"}],
+        }
+    )
+    # when it is reviewed by normal's evaluator, then the move made is its best
+    (plain,) = review(events, 0)
+    assert plain["best"] == ["1m"] and not plain["differs"] and plain["evaluator"] == "normal"
+    # when it is reviewed with strong's look one draw ahead
+    (entry,) = review(events, 0, ahead=4)
+    # then 3m is best, because the ready hands its draws make are worth more, and the entry says so
+    assert entry["best"] == ["3m"] and entry["differs"] and entry["evaluator"] == "strong"
+    assert entry["reason"] == "ready_hands_worth_more" and "one draw ahead" in entry["why"]
+    made, best = entry["made_judged"], entry["best_judged"]
+    assert made["ahead"] and best["ahead"] and made["shanten"] == best["shanten"] == 1
+    assert best["net"] > made["net"] and made["improving_unseen"] > best["improving_unseen"]
+
+
+def test_the_replay_viewer_has_words_for_every_reason_the_review_gives():
+    """replay_viewer/static/viewer.js shows each REASONS code in words: none may be missing."""
+    import re
+    from pathlib import Path
+
+    from engine.review import REASONS
+
+    js = (Path(__file__).resolve().parents[2] / "replay_viewer" / "static" / "viewer.js").read_text()
+    table = js[js.index("const REASONS = {") : js.index("};", js.index("const REASONS = {"))]
+    assert set(re.findall(r"^\s*(\w+):", table, re.M)) == set(REASONS) - {"same"}

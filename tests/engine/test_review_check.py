@@ -1,6 +1,7 @@
 """The review check of bench/review_check.py, bounded: every seat of a few all-bot matches of each
 rule set (扣点点, 扣点点 with 耗子, 含山) is reviewed and every entry checked against the state the
-engine had at that decision (G-6 legal wins, K-2/H-4 报听, K-8 defence; the `normal` evaluator's own measure)."""
+engine had at that decision (G-6 legal wins, K-2/H-4 报听, K-8 defence; the `strong` evaluator's own
+measure, and `normal`'s bounded search)."""
 
 from __future__ import annotations
 

@@ -269,6 +269,8 @@ REASON_WORDS = {
     "cannot_declare": "could not declare",
     "waits_poor": "few live copies or little value",
     "few_improving": "too few unseen tiles improve it",
+    "ready_hands_worth_more": "one draw ahead, the ready hands its draws make are worth more",
+    "ready_hands_poor": "one draw ahead its ready hands are worth less",
 }
 
 

@@ -89,7 +89,8 @@ def frames(match_id):
         request.args.get("seat"),
         request.args.get("hand"),
         current_app.config["REPLAY_WHOLE_HANDS"],
-        current_app.config.get("REVIEW_SAMPLES", 0),
+        review_samples=current_app.config["REVIEW_SAMPLES"],
+        review_ahead=current_app.config["REVIEW_AHEAD"],
     )
     cache_control = "public, max-age=3600" if found.over else "private, no-cache"
     headers = {"Cache-Control": cache_control, "Vary": "Accept-Encoding"}
