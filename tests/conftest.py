@@ -172,6 +172,25 @@ def new_app(tmp_path):
 
 
 @pytest.fixture
+def open_app():
+    """create_app for a test that makes its own apps: each app's event store is closed when the test
+    ends (a PostgreSQL pool left to the garbage collector stops its workers from one of them, which
+    raises "cannot join current thread" as an unraisable exception in whatever test runs then)."""
+    from service.app import create_app
+
+    made = []
+
+    def make(settings):
+        app = create_app(settings)
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        services(app).match.repo.store.close()
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

@@ -78,12 +78,11 @@ def test_copy_refuses_a_missing_source(tmp_path, capsys):
     assert main(["copy", str(tmp_path / "nope.db"), str(tmp_path / "dst.db")]) == 2
 
 
-def test_copy_carries_the_service_tables(tmp_path, pg_url, capsys):
+def test_copy_carries_the_service_tables(tmp_path, pg_url, capsys, open_app):
     """A SQLite deployment with a webhook, a pending deadline and its tokens' verifiers, copied to
     PostgreSQL: a node there with the same key directory knows the seat's and the owner's tokens."""
     from conftest import MatchClient, flask_transport
     from correspondence_helpers import App
-    from service.app import create_app
 
     t = App(tmp_path)
     match_id, owner = t.create("koudiandian", {"hands": 1}, deadline=3600)
@@ -102,7 +101,7 @@ def test_copy_carries_the_service_tables(tmp_path, pg_url, capsys):
     assert pg.query(verifiers) == t.svc.repo.store.query(verifiers) and len(pg.query(verifiers)) == 2
     pg.close()
     keys = str(tmp_path / ".tilefold.db.keys")  # the SQLite deployment's key directory (beside its file)
-    node = MatchClient(flask_transport(create_app({"DATABASE": pg_url, "TESTING": True, "KEYS": keys}).test_client()))
+    node = MatchClient(flask_transport(open_app({"DATABASE": pg_url, "TESTING": True, "KEYS": keys}).test_client()))
     assert node.view(match_id, token).body["seat"] == 0
     assert node.call("PUT", f"/api/matches/{match_id}/spectating", {"enabled": False}, token=token).status == 403
     assert node.call("PUT", f"/api/matches/{match_id}/spectating", {"enabled": False}, token=owner).status == 200

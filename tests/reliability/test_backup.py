@@ -16,11 +16,11 @@ from service.cli import main
 SEED = 2804
 
 
-def test_a_backup_taken_during_play_restores_every_acknowledged_action(backend, tmp_path, monkeypatch, capsys):
-    from service.app import create_app
-
+def test_a_backup_taken_during_play_restores_every_acknowledged_action(
+    backend, tmp_path, monkeypatch, capsys, open_app
+):
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
-    app = create_app({"DATABASE": backend.target, "TESTING": True})
+    app = open_app({"DATABASE": backend.target, "TESTING": True})
     api = MatchClient(flask_transport(app.test_client()))
     matches = []
     for _ in range(3):
@@ -66,7 +66,7 @@ def test_a_backup_taken_during_play_restores_every_acknowledged_action(backend, 
     for stream, version in before:
         assert restored.current_version(stream) >= version, (f"seed {SEED}", stream, version, during)
     assert all(restored.verify_stream(stream) == [] for stream in restored.streams())
-    node = create_app({"DATABASE": other, "TESTING": True})  # another node on the restored database
+    node = open_app({"DATABASE": other, "TESTING": True})  # another node on the restored database
     other_api = MatchClient(flask_transport(node.test_client()))
     for match_id, tokens in matches:  # the tokens' verifiers came along (tf_tokens): every seat is known
         assert [other_api.view(match_id, token).body["seat"] for token in tokens] == [0, 1, 2, 3]

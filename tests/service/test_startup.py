@@ -153,15 +153,14 @@ def test_the_real_command_prints_one_line_and_no_traceback():
 
 
 # -- a read-only role --------------------------------------------------------------------------------
-def test_a_read_only_role_can_export(pg_url, tmp_path, monkeypatch, capsys):
+def test_a_read_only_role_can_export(pg_url, tmp_path, monkeypatch, capsys, open_app):
     """A role with SELECT only (a reporting or audit account): export runs no DDL at start-up."""
     import psycopg
 
     from audit_support import finished_match
-    from service.app import create_app
 
     monkeypatch.setenv("TILEFOLD_KEYS", str(tmp_path / "keys"))
-    app = create_app({"DATABASE": pg_url, "TESTING": True, "SNAPSHOT_EVERY": 0})
+    app = open_app({"DATABASE": pg_url, "TESTING": True, "SNAPSHOT_EVERY": 0})
     match_id, _ = finished_match(app, "koudiandian", {"hands": 1})
     assert main(["export", match_id, "--db", pg_url]) == 0
     as_owner = capsys.readouterr().out
