@@ -213,16 +213,19 @@ def drive(app, match_id, pages, *, until_over=True, hook=None, pre=None, timeout
             time.sleep(0.2)
             continue
         clicked = time.monotonic()
-        _wait_moved(svc, match_id, loaded.version)
+        if not _wait_moved(svc, match_id, loaded.version):  # the loop reads the match again and retries
+            print("not stored in 10 s", seat, action)
         if time.monotonic() - started > 1:
             print("slow", seat, action, round(clicked - started, 2), round(time.monotonic() - clicked, 2))
     raise AssertionError("the match did not finish in time")
 
 
-def _wait_moved(svc, match_id, version, seconds=10.0):
+def _wait_moved(svc, match_id, version, seconds=10.0) -> bool:
+    """Whether the match's stored version moved past `version` within `seconds`."""
     stop = time.monotonic() + seconds
     while svc.repo.version(match_id) == version and time.monotonic() < stop:
         time.sleep(0.03)
+    return svc.repo.version(match_id) != version
 
 
 def dom_tiles(page, selector) -> Counter:
@@ -464,7 +467,7 @@ def test_a_late_action_answer_never_takes_the_page_back(server, contexts, monkey
     other = [s for s in engine.pending_seats(answered.state) if s != seat][0]  # when: the table moves on
     wait_version(pages[other], answered.version_for(other))
     click_action(pages[other], engine.bot_action(answered.state, other))
-    _wait_moved(svc, match_id, answered.version)
+    assert _wait_moved(svc, match_id, answered.version), "the other seat's action was not stored in 10 s"
     newer = svc.repo.load(match_id).version_for(seat)
     wait_version(page, newer)  # through the stream, while the answer is still held
     hand = dom_tiles(page, "#hand")
