@@ -13,8 +13,7 @@ person in that seat): its own tiles, the melds, the face-up discards, who declar
 - A look one draw ahead (`looked_ahead`): of the discards `normal`'s evaluator ranks highest, each
   that leaves the hand one step from ready (and aims at no flush) is judged again by the ready hands
   its improving draws would make: the chance of that step times the mean worth of those ready hands
-  (their waits scored), where `normal` takes a fixed share of a typical win. Not in 耗子 mode (K-13):
-  measured, it lost there (docs/API.md, "Bot strength").
+  (their waits scored), where `normal` takes a fixed share of a typical win.
 - Claims: a pung or kong only when the hand is worth more after it.
 
 The work per decision is bounded by `Budget` (sampled hands per declared seat, discards looked ahead);
@@ -102,8 +101,8 @@ def looked_ahead(
     `ahead` best of them by that measure, and each of `exact`, judged one draw ahead when the hand
     after it is one step from ready and its worth came from no flush plan (`one_draw_ahead`). Every
     discard is judged in full first (the `ahead` best are the same however the search is bounded);
-    in 耗子 mode (`_looks_ahead`) or with no `ahead`, `normal`'s scores as they are."""
-    if ahead <= 0 or not _looks_ahead(know):
+    with no `ahead`, `normal`'s scores as they are."""
+    if ahead <= 0:
         return score_discards(know, tiles, danger, exact)
     scores = score_discards(know, tiles, danger, exact=tiles)
     top = sorted(scores.values(), key=lambda s: (-s.rounded, s.tile))[:ahead]
@@ -114,12 +113,6 @@ def looked_ahead(
         if steps[t] == 1 and scores[t].flush is None:
             out[t] = replace(scores[t], worth=one_draw_ahead(know, t), ahead=True)
     return out
-
-
-def _looks_ahead(know: Knowledge) -> bool:
-    """Not in 扣点点 with 耗子 (K-13, a wild in a variant with points caution): there the look ahead
-    measured a loss (docs/API.md, "Bot strength"); in 含山, whose 配子 is a wild too, it did not."""
-    return know.rules.wild is None or not variants.get(know.variant).points_caution
 
 
 def one_draw_ahead(know: Knowledge, tile: int) -> float:
