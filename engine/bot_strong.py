@@ -10,10 +10,10 @@ person in that seat): its own tiles, the melds, the face-up discards, who declar
   The chance that a tile feeds a declared hand is the share of samples waiting on it; the cost of
   feeding it is the win a discarder who has not declared pays alone (three shares). A poor hand
   therefore lets safe tiles go against a likely big win, and a good one keeps pushing.
-- A look one draw ahead (`looked_ahead`): of the discards `normal`'s evaluator ranks highest, each
-  that leaves the hand one step from ready (and aims at no flush) is judged again by the ready hands
-  its improving draws would make: the chance of that step times the mean worth of those ready hands
-  (their waits scored), where `normal` takes a fixed share of a typical win.
+- A look one draw ahead (`looked_ahead`): of the discards `normal`'s evaluator ranks highest, those
+  that leave the hand one step from ready (and aim at no flush) are ranked again by the ready hands
+  their improving draws would make: the chance of that step times the mean worth of those ready
+  hands (their waits scored), where `normal` takes a fixed share of a typical win for any of them.
 - Claims: a pung or kong only when the hand is worth more after it.
 
 The work per decision is bounded by `Budget` (sampled hands per declared seat, discards looked ahead);
@@ -99,7 +99,10 @@ def looked_ahead(
 ) -> dict[int, DiscardScore]:
     """`normal`'s scores of the discards (engine.bot_normal.score_discards, less `danger`), with the
     `ahead` best of them by that measure, and each of `exact`, judged one draw ahead when the hand
-    after it is one step from ready and its worth came from no flush plan (`one_draw_ahead`). Every
+    after it is one step from ready and its worth came from no flush plan (`one_draw_ahead`): those
+    are ranked among themselves by it, on `normal`'s scale (the one judged best one draw ahead takes
+    the highest of their `normal` worths, the others in proportion), so hands at other steps from
+    ready are compared with them as `normal` compares them. Every
     discard is judged in full first (the `ahead` best are the same however the search is bounded);
     with no `ahead`, `normal`'s scores as they are."""
     if ahead <= 0:
@@ -109,9 +112,14 @@ def looked_ahead(
     judged = {s.tile for s in top} | (set(exact) & set(scores))
     steps = steps_after(know, sorted(judged))
     out = dict(scores)
-    for t in judged:
-        if steps[t] == 1 and scores[t].flush is None:
-            out[t] = replace(scores[t], worth=one_draw_ahead(know, t), ahead=True)
+    near = [t for t in sorted(judged) if steps[t] == 1 and scores[t].flush is None]
+    ahead_of = {t: one_draw_ahead(know, t) for t in near}
+    best_ahead = max(ahead_of.values(), default=0.0)
+    if best_ahead <= 0:
+        return out
+    base = max(scores[t].worth for t in near)  # normal's worth of the best of them: the scale kept
+    for t in near:
+        out[t] = replace(scores[t], worth=base * ahead_of[t] / best_ahead, ahead=True)
     return out
 
 
