@@ -4,6 +4,10 @@ the long measure of bench/bots.py.
     python bench/rollouts.py [--rules kdd haozi hanshan] [--play strong] [--against normal] [--others normal]
                              [--matches 100] [--rollouts 16]
 
+A player is a level (easy, normal, strong), greedy (bench/greedy.py), or `strong` with its budget set
+(engine.bot_strong.Budget): `strong/samples=0` decides without the sampled danger, `strong/ahead=0`
+without the look one draw ahead.
+
 One seat plays `--play` among three `--others` (matches of 8 hands from fixed seeds, label
 `bench-rollouts/<rule set>/<match>`: other deals than bench/bots.py's, so a change screened here is
 then measured on deals it was not chosen on; the seat moves one place per match). At each of its
@@ -40,9 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.bots import HANDS_PER_MATCH, RULE_SETS, TITLES, Chooser, chooser  # noqa: E402
 from engine.actions import pending_seats  # noqa: E402
 from engine.bot import bot_action  # noqa: E402
+from engine.bot_strong import Budget, strong_action  # noqa: E402
 from engine.selfplay import seeds_from  # noqa: E402
 from engine.state import MatchState  # noqa: E402
 from engine.table import initial_state, step  # noqa: E402
+from engine.views import view  # noqa: E402
 
 LABEL = "bench-rollouts"
 
@@ -80,7 +86,7 @@ def differing(rule_set: str, play: str, against: str, others: str, matches: int)
     """Play the matches with one `play` seat; the decisions where `against` would choose otherwise, the
     hands played and the seat's decisions."""
     variant, options = RULE_SETS[rule_set]
-    mine, theirs, rest = chooser(play), chooser(against), chooser(others)
+    mine, theirs, rest = player(play), player(against), player(others)
     found: list[Differing] = []
     hands = decisions = 0
     for match in range(matches):
@@ -104,6 +110,17 @@ def differing(rule_set: str, play: str, against: str, others: str, matches: int)
                     found.append(Differing(state, seat, decisions, command, other))
             _, state = step(state, dict(command, seat=seat))
     return found, hands, decisions
+
+
+def player(spec: str) -> Chooser:
+    """A level, greedy, or `strong` with its budget set: `strong/samples=0/ahead=4` (engine.bot_strong.Budget)."""
+    level, *settings = spec.split("/")
+    if not settings:
+        return chooser(level)
+    if level != "strong":
+        raise ValueError(f"only strong has settings: {spec!r}")
+    budget = Budget(**{k: int(v) for k, v in (s.split("=", 1) for s in settings)})
+    return lambda state, seat: strong_action(view(state, seat), budget)
 
 
 def _decide(choose: Chooser, state: MatchState, seat: int) -> dict[str, Any]:
@@ -134,7 +151,9 @@ def mean_ci(values: list[float]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
-    parser.add_argument("--play", default="strong", help="the player judged (a level or greedy)")
+    parser.add_argument(
+        "--play", default="strong", help="the player judged: a level, greedy, or strong with a budget (strong/ahead=0)"
+    )
     parser.add_argument("--against", default="normal", help="the player it is judged against")
     parser.add_argument("--others", default="normal", help="the three other seats")
     parser.add_argument("--matches", type=int, default=100, help="matches of 8 hands (default 100)")

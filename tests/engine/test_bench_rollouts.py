@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.rollouts import Differing, advantage, differing, rollout
+from bench.rollouts import Differing, advantage, differing, player, rollout
 from engine.actions import pending_seats
 from engine.bot import bot_action
 from engine.selfplay import seeds_from
@@ -34,3 +34,8 @@ def test_given_the_same_player_on_both_sides_then_no_decision_differs():
     found, hands, decisions = differing("kdd", "normal", "normal", "normal", 1)
     assert (found, hands) == ([], 8)
     assert decisions > 0
+
+
+def test_given_strong_with_a_budget_of_nothing_then_it_is_a_player_that_decides():
+    state, seat, _ = _first_decision()
+    assert player("strong/samples=0/ahead=0")(state, seat)["action"] in {"discard", "ting", "hu", "kong"}
