@@ -34,6 +34,8 @@ tests/engine/test_review_check.py runs a bounded number of these matches.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sys
 import time
 import traceback
@@ -79,7 +81,7 @@ def check_match(variant: str, options: dict[str, Any], label: str, hands: int) -
     for seat in range(4):
         where = f"{variant} {options} seeds {label!r} seat {seat}"
         try:
-            entries = review(log, seat, samples=BUDGET.samples, ahead=BUDGET.ahead)
+            entries = review(log, seat, samples=BUDGET.samples, ahead=BUDGET.ahead, waits=BUDGET.waits)
         except Exception:  # noqa: BLE001 - the check reports any exception as a failure
             problems.append(f"{where}: review raised\n{traceback.format_exc()}")
             continue
@@ -106,7 +108,7 @@ def _entry_problems(state: MatchState, seat: int, entry: dict[str, Any]) -> list
     offered = {a["tile"] for a in acts if a["action"] in ("discard", "ting") and "tile" in a}
     if entry["made"] not in offered or not set(entry["best"]) <= offered:
         out.append(f"made {entry['made']} / best {entry['best']} not among the legal discards {sorted(offered)}")
-    know = Knowledge.of(state, seat)
+    know = replace(Knowledge.of(state, seat), waits_scored=BUDGET.waits)
     made, best = kind(entry["made"]), kind(entry["best"][0])
     danger = sampled_danger(seat_view(state, seat), know, BUDGET.samples)
     tiles = sorted({kind(t) for t in offered})

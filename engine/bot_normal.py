@@ -55,6 +55,7 @@ class Knowledge:
     wall: int = 0  # tiles left to draw (public)
     passed_by_threats: frozenset[int] = frozenset()  # kinds discarded face up since every threat declared
     table: tuple["_SeatSeen", ...] = ()  # every seat as this seat sees it
+    waits_scored: int = 0  # waits a decision may score where the variant caps fewer (`strong`'s budget); 0: the cap
 
     @staticmethod
     def of(state: MatchState, seat: int) -> "Knowledge":
@@ -459,7 +460,7 @@ def hand_worth(know: Knowledge, counts: list[int]) -> float:
     plans = variants.get(know.variant).bot_plans
     o = A.judge_hand(counts, know.sets, know.rules, know.hidden)
     if o.shanten == 0:
-        o = _valued(know, counts, o, _gains_of(know), variants.get(know.variant).bot_scored_waits)
+        o = _valued(know, counts, o, _gains_of(know), waits_cap(know))
     return max(_plain_worth(know, o, draws, pool, plans), _flush_worth(know, counts, draws, pool, plans))
 
 
@@ -562,11 +563,18 @@ def _valued_options(know: Knowledge, tiles: list[int], judge_all: bool = False) 
     if not ready:
         return options
     gains = _gains_of(know)
-    cap = variants.get(know.variant).bot_scored_waits
+    cap = waits_cap(know)
     share = None if cap is None else max(1, cap // len(ready))
     valued = [_with_values(know, counts, o, gains, share) for o in ready]
     rest = [o for o in options if o not in ready]
     return sorted(valued, key=A.DiscardOption.key) + rest
+
+
+def waits_cap(know: Knowledge) -> Optional[int]:
+    """The waits one decision scores at most: the variant's `bot_scored_waits` (None: all of them), or
+    more where the seat's budget allows more (`Knowledge.waits_scored`)."""
+    cap = variants.get(know.variant).bot_scored_waits
+    return cap if cap is None or know.waits_scored <= cap else know.waits_scored
 
 
 def _with_values(

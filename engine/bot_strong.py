@@ -15,8 +15,11 @@ person in that seat): its own tiles, the melds, the face-up discards, who declar
   their improving draws would make: the chance of that step times the mean worth of those ready
   hands (their waits scored), where `normal` takes a fixed share of a typical win for any of them.
 - Claims: a pung or kong only when the hand is worth more after it.
+- More waits scored where the variant caps `normal`'s (含山: 6 a decision where `normal` scores 3, the
+  others at their mean): a ready hand's worth nearer its true value.
 
-The work per decision is bounded by `Budget` (sampled hands per declared seat, discards looked ahead);
+The work per decision is bounded by `Budget` (sampled hands per declared seat, discards looked ahead,
+waits scored);
 the sampling is seeded from the view, so the same view always gets the same decision.
 """
 
@@ -52,10 +55,11 @@ class Budget:
 
     samples: int = 200  # determinised hands per declared seat
     ahead: int = 4  # discards judged again one draw ahead (the best by `normal`'s measure)
+    waits: int = 6  # waits scored a decision where the variant caps `normal` lower (含山: 3)
 
 
 BUDGET = Budget()
-NORMAL_BUDGET = Budget(samples=0, ahead=0)  # `normal`'s evaluator: its feeding cost, no look ahead
+NORMAL_BUDGET = Budget(samples=0, ahead=0, waits=0)  # `normal`'s evaluator: its feeding cost, no look ahead, its waits
 
 
 def strong_action(seen: dict[str, Any], budget: Budget = BUDGET) -> dict[str, Any]:
@@ -68,7 +72,7 @@ def strong_action(seen: dict[str, Any], budget: Budget = BUDGET) -> dict[str, An
         by.setdefault(act["action"], []).append(act)
     if "hu" in by:
         return by["hu"][0]
-    know = Knowledge.of_view(seen)
+    know = replace(Knowledge.of_view(seen), waits_scored=budget.waits)
     if "ting" in by:
         bare = [c for c in by["ting"] if "tile" not in c]
         if bare:

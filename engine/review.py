@@ -23,6 +23,8 @@ tiles, the melds, the face-up discards, who declared and the wild - never anothe
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any, Callable, Iterable, Optional
 
 from engine import analysis as A
@@ -43,12 +45,14 @@ def review(
     start: Optional[MatchState] = None,
     samples: int = 0,
     ahead: int = 0,
+    waits: int = 0,
 ) -> list[dict[str, Any]]:
     """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...};
     `start` is the match before the first of `events` (a page of a paged replay), else its beginning.
-    The budget (engine.bot_strong.Budget's two settings): `samples` 0 judges danger by `normal`'s
+    The budget (engine.bot_strong.Budget's settings): `samples` 0 judges danger by `normal`'s
     feeding cost, more by `strong`'s sampled danger with that many determinised hands per declared
-    seat; `ahead` 0 judges as `normal`, more looks one draw ahead at that many discards as `strong`."""
+    seat; `ahead` 0 judges as `normal`, more looks one draw ahead at that many discards as `strong`;
+    `waits` 0 scores as many waits a decision as `normal`, more as `strong` where the variant caps them."""
     state = initial_state() if start is None else start.clone()
     events = list(events)
     out: list[dict[str, Any]] = []
@@ -59,7 +63,7 @@ def review(
             made = _discard_made(state, seat, event, following)
             if event["type"] == "ting_declared" and made is not None:
                 part_of_decision = i + 1
-            entry = _judge(state, seat, event, made, samples, ahead)
+            entry = _judge(state, seat, event, made, samples, ahead, waits)
             if entry is not None:
                 out.append({"index": i, **entry})
         evolve_in_place(state, event)
@@ -89,7 +93,13 @@ def _discard_made(
 
 
 def _judge(
-    state: MatchState, seat: int, event: dict[str, Any], made: Optional[int], samples: int, ahead: int
+    state: MatchState,
+    seat: int,
+    event: dict[str, Any],
+    made: Optional[int],
+    samples: int,
+    ahead: int,
+    waits: int,
 ) -> Optional[dict[str, Any]]:
     acts = legal_actions(state, seat)
     can = {a["action"] for a in acts}
@@ -101,7 +111,7 @@ def _judge(
         return None
     if made is None:
         return None
-    entry = _discard_review(state, seat, acts, made, samples, ahead)
+    entry = _discard_review(state, seat, acts, made, samples, ahead, waits)
     if "hu" in can:  # 漏胡: a legal win on the seat's own draw, discarded instead
         entry.update(kind="missed_hu", differs=True)
     return entry
@@ -113,9 +123,9 @@ def _window_tile(state: MatchState) -> Optional[str]:
 
 
 def _discard_review(
-    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, samples: int, ahead: int
+    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, samples: int, ahead: int, waits: int
 ) -> dict[str, Any]:
-    know = Knowledge.of(state, seat)
+    know = replace(Knowledge.of(state, seat), waits_scored=waits)
     allowed = sorted({kind(a["tile"]) for a in acts if a["action"] in ("discard", "ting") and "tile" in a} | {made})
     risk = _risk(state, seat, know, samples)
     scores = looked_ahead(know, allowed, risk, ahead, exact=(made,))

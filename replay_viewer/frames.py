@@ -84,7 +84,8 @@ def build_frames(
     out = {"perspective": perspective, "steps": steps, "hands": hands}
     if isinstance(perspective, int):  # a seat's frames exist only for finished matches
         out["review"] = [
-            _review_entry(entry, steps) for entry in review(events, perspective, begin, budget.samples, budget.ahead)
+            _review_entry(entry, steps)
+            for entry in review(events, perspective, begin, budget.samples, budget.ahead, budget.waits)
         ]
     return out
 

@@ -58,6 +58,7 @@ ENV_SETTINGS: dict[str, tuple[str, Any, Any]] = {
     "TILEFOLD_REPLAY_WHOLE_HANDS": ("REPLAY_WHOLE_HANDS", int, 16),
     "TILEFOLD_REVIEW_SAMPLES": ("REVIEW_SAMPLES", int, BUDGET.samples),
     "TILEFOLD_REVIEW_AHEAD": ("REVIEW_AHEAD", int, BUDGET.ahead),
+    "TILEFOLD_REVIEW_WAITS": ("REVIEW_WAITS", int, BUDGET.waits),
     # rate limits per client address (service/http/limits.py; None = on, except when TESTING)
     "TILEFOLD_RATE_LIMITS": ("RATE_LIMITS", lambda raw: raw.strip().lower() not in ("0", "false", "no", "off"), None),
     "TILEFOLD_RATE_LIMIT_CREATE": ("RATE_LIMIT_CREATE", str, "30 per minute"),

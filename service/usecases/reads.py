@@ -599,12 +599,14 @@ class Reads:
         whole: int,
         review_samples: int = 0,
         review_ahead: int = 0,
+        review_waits: int = 0,
     ) -> Frames:
         """The replay frames of a match (service/usecases/replay.py): a finished one from any seat's
         side (`seat`: "all" or 0..3), one in play for its owner as the public sees it; `hand` asks
         one page (required beyond `whole` hands); the review's budget (engine.review): `review_samples`
-        sampled hands per declared seat, `review_ahead` discards looked one draw ahead."""
-        budget = Budget(samples=review_samples, ahead=review_ahead)
+        sampled hands per declared seat, `review_ahead` discards looked one draw ahead, `review_waits`
+        waits scored a decision where the variant caps `normal` lower."""
+        budget = Budget(samples=review_samples, ahead=review_ahead, waits=review_waits)
         loaded = self.repo.load(match_id)
         perspective = replay.perspective_for(self.tokens, loaded, owner_token, seat)
         page = replay.page_asked(hand)

@@ -326,3 +326,19 @@ def test_given_a_wild_K13_H2_then_strong_still_looks_ahead():
     hanshan = dataclasses.replace(know, variant="hanshan", options={}, rules=A.Rules.of("hanshan", 22))
     for wild in (haozi, hanshan):
         assert any(s.ahead for s in looked_ahead(wild, held, lambda t: 0.0, 4).values())
+
+
+def test_given_strongs_budget_then_it_scores_more_waits_only_where_the_variant_caps_normals():
+    """含山 caps the waits `normal` scores a decision at 3 (a win is scored over 25 patterns and every
+    reading); `strong`'s budget scores 6 there (the others at their mean, as before). 扣点点 (K-7: a
+    win's value is cheap) scores every wait for both."""
+    from engine import analysis as A
+    from engine.bot_normal import Knowledge, waits_cap
+    from engine.bot_strong import BUDGET, NORMAL_BUDGET
+
+    kdd = Knowledge.of_view(_dealer_view("11m2m33m9m123s789sFF", 44))
+    hanshan = dataclasses.replace(kdd, variant="hanshan", options={}, rules=A.Rules.of("hanshan", 22))
+    for know in (kdd, hanshan):
+        assert waits_cap(dataclasses.replace(know, waits_scored=NORMAL_BUDGET.waits)) == waits_cap(know)
+    assert waits_cap(kdd) is None and waits_cap(dataclasses.replace(kdd, waits_scored=BUDGET.waits)) is None
+    assert waits_cap(hanshan) == 3 and waits_cap(dataclasses.replace(hanshan, waits_scored=BUDGET.waits)) == 6

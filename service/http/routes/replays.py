@@ -91,6 +91,7 @@ def frames(match_id):
         current_app.config["REPLAY_WHOLE_HANDS"],
         review_samples=current_app.config["REVIEW_SAMPLES"],
         review_ahead=current_app.config["REVIEW_AHEAD"],
+        review_waits=current_app.config["REVIEW_WAITS"],
     )
     cache_control = "public, max-age=3600" if found.over else "private, no-cache"
     headers = {"Cache-Control": cache_control, "Vary": "Accept-Encoding"}
