@@ -81,7 +81,7 @@ def check_match(variant: str, options: dict[str, Any], label: str, hands: int) -
     for seat in range(4):
         where = f"{variant} {options} seeds {label!r} seat {seat}"
         try:
-            entries = review(log, seat, samples=BUDGET.samples, ahead=BUDGET.ahead, waits=BUDGET.waits)
+            entries = review(log, seat, budget=BUDGET)
         except Exception:  # noqa: BLE001 - the check reports any exception as a failure
             problems.append(f"{where}: review raised\n{traceback.format_exc()}")
             continue

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Optional
 from engine import analysis as A
 from engine.actions import legal_actions, pending_seats
 from engine.bot_normal import DiscardScore, Knowledge, _value_of, best_scored, can_declare, feeding_cost
-from engine.bot_strong import looked_ahead, sampled_danger
+from engine.bot_strong import NORMAL_BUDGET, Budget, looked_ahead, sampled_danger
 from engine.state import TING, MatchState
 from engine.table import evolve_in_place, initial_state
 from engine.tiles import kind, name
@@ -43,16 +43,15 @@ def review(
     events: Iterable[dict[str, Any]],
     seat: int,
     start: Optional[MatchState] = None,
-    samples: int = 0,
-    ahead: int = 0,
-    waits: int = 0,
+    budget: Budget = NORMAL_BUDGET,
 ) -> list[dict[str, Any]]:
     """One entry per decision of `seat`: {"index": the event's index in `events`, "kind", ...};
     `start` is the match before the first of `events` (a page of a paged replay), else its beginning.
-    The budget (engine.bot_strong.Budget's settings): `samples` 0 judges danger by `normal`'s
-    feeding cost, more by `strong`'s sampled danger with that many determinised hands per declared
-    seat; `ahead` 0 judges as `normal`, more looks one draw ahead at that many discards as `strong`;
-    `waits` 0 scores as many waits a decision as `normal`, more as `strong` where the variant caps them."""
+    The `budget` (engine.bot_strong.Budget): `samples` 0 judges danger by `normal`'s feeding cost,
+    more by `strong`'s sampled danger with that many determinised hands per declared seat; `ahead` 0
+    judges as `normal`, more looks one draw ahead at that many discards as `strong`; `waits` 0 scores
+    as many waits a decision as `normal`, more as `strong` where the variant caps them; NORMAL_BUDGET
+    is `normal`'s evaluator, BUDGET `strong`'s."""
     state = initial_state() if start is None else start.clone()
     events = list(events)
     out: list[dict[str, Any]] = []
@@ -63,7 +62,7 @@ def review(
             made = _discard_made(state, seat, event, following)
             if event["type"] == "ting_declared" and made is not None:
                 part_of_decision = i + 1
-            entry = _judge(state, seat, event, made, samples, ahead, waits)
+            entry = _judge(state, seat, event, made, budget)
             if entry is not None:
                 out.append({"index": i, **entry})
         evolve_in_place(state, event)
@@ -97,9 +96,7 @@ def _judge(
     seat: int,
     event: dict[str, Any],
     made: Optional[int],
-    samples: int,
-    ahead: int,
-    waits: int,
+    budget: Budget,
 ) -> Optional[dict[str, Any]]:
     acts = legal_actions(state, seat)
     can = {a["action"] for a in acts}
@@ -111,7 +108,7 @@ def _judge(
         return None
     if made is None:
         return None
-    entry = _discard_review(state, seat, acts, made, samples, ahead, waits)
+    entry = _discard_review(state, seat, acts, made, budget)
     if "hu" in can:  # 漏胡: a legal win on the seat's own draw, discarded instead
         entry.update(kind="missed_hu", differs=True)
     return entry
@@ -123,12 +120,12 @@ def _window_tile(state: MatchState) -> Optional[str]:
 
 
 def _discard_review(
-    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, samples: int, ahead: int, waits: int
+    state: MatchState, seat: int, acts: list[dict[str, Any]], made: int, budget: Budget
 ) -> dict[str, Any]:
-    know = replace(Knowledge.of(state, seat), waits_scored=waits)
+    know = replace(Knowledge.of(state, seat), waits_scored=budget.waits)
     allowed = sorted({kind(a["tile"]) for a in acts if a["action"] in ("discard", "ting") and "tile" in a} | {made})
-    risk = _risk(state, seat, know, samples)
-    scores = looked_ahead(know, allowed, risk, ahead, exact=(made,))
+    risk = _risk(state, seat, know, budget.samples)
+    scores = looked_ahead(know, allowed, risk, budget.ahead, exact=(made,))
     top = best_scored(know, scores)
     best = [top] + [t for t in sorted(scores) if t != top and scores[t].rounded == scores[top].rounded]
     differs = made not in best
@@ -146,7 +143,9 @@ def _discard_review(
         "made_judged": _option(scores[made], mine),
         "best_judged": _option(scores[top], chosen),
         "shanten_before": A.hand_shanten(counts, know.sets, know.rules),
-        "evaluator": "strong" if (samples and know.threats) or scores[top].ahead or scores[made].ahead else "normal",
+        "evaluator": "strong"
+        if (budget.samples and know.threats) or scores[top].ahead or scores[made].ahead
+        else "normal",
         "reason": reason,
         "why": why + _danger_note(know, made, scores[made].danger),
         "danger": round(scores[made].danger, 2),

@@ -83,10 +83,7 @@ def build_frames(
             hands[-1].update(end=len(steps) - 1, scores=list(event["scores"]), deltas=event["settlement"]["deltas"])
     out = {"perspective": perspective, "steps": steps, "hands": hands}
     if isinstance(perspective, int):  # a seat's frames exist only for finished matches
-        out["review"] = [
-            _review_entry(entry, steps)
-            for entry in review(events, perspective, begin, budget.samples, budget.ahead, budget.waits)
-        ]
+        out["review"] = [_review_entry(entry, steps) for entry in review(events, perspective, begin, budget)]
     return out
 
 

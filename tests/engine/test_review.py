@@ -7,6 +7,7 @@ import pytest
 
 from engine import analysis as A
 from engine.bot_normal import normal_action
+from engine.bot_strong import Budget
 from engine.review import review
 from engine.scenario import run_scenario
 from engine.table import evolve_in_place, initial_state
@@ -192,10 +193,10 @@ def test_k8_with_a_sampling_budget_the_review_judges_danger_as_strong_does():
         }
     )
     # when it is reviewed with strong's sampled danger (the sampling is seeded from the seat's view)
-    (entry,) = review(events, 1, samples=50)
+    (entry,) = review(events, 1, budget=Budget(samples=50, ahead=0, waits=0))
     # then the entry says so, and its danger is the sampled one (the same on a second review)
     assert entry["evaluator"] == "strong"
-    assert review(events, 1, samples=50) == [entry]
+    assert review(events, 1, budget=Budget(samples=50, ahead=0, waits=0)) == [entry]
     assert entry["danger"] == round(entry["made_judged"]["danger"], 2)
 
 
@@ -226,7 +227,7 @@ def test_k1_k4_with_a_look_ahead_budget_the_review_judges_as_strong_one_draw_ahe
     (plain,) = review(events, 0)
     assert plain["best"] == ["1m"] and not plain["differs"] and plain["evaluator"] == "normal"
     # when it is reviewed with strong's look one draw ahead
-    (entry,) = review(events, 0, ahead=4)
+    (entry,) = review(events, 0, budget=Budget(samples=0, ahead=4, waits=0))
     # then 3m is best, because the ready hands its draws make are worth more, and the entry says so
     assert entry["best"] == ["3m"] and entry["differs"] and entry["evaluator"] == "strong"
     assert entry["reason"] == "ready_hands_worth_more" and "one draw ahead" in entry["why"]
