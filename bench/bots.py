@@ -2,7 +2,7 @@
 other, in each rule set (扣点点, 扣点点 with 耗子, 含山); and the time of a bot decision.
 
     python bench/bots.py [--hands N] [--rules kdd haozi hanshan] [--pairs normal:greedy strong:normal ...]
-                         [--seating both|one-a|one-b]
+                         [--seating both|one-a|one-b] [--deals LABEL]
 
 For a pair A:B and a rule set, two seatings are played, N hands each (default 1,000):
 "one A, three B" and "one B, three A" (`--seating one-a` or `one-b` plays only that one, so the two
@@ -21,6 +21,10 @@ seats, and the figure is given again hand by hand against that control (the dupl
 and tile games): the same quantity (the control's expected figure is 0: a hand's figures over its four
 seats sum to 0 and the lone seat rotates), with the deals' luck for the lone seat taken out, so a
 narrower interval for twice the play.
+
+--deals LABEL plays other fixed deals (label `LABEL/<rule set>/<match>`; the default is `bench-bots`):
+a run whose size was set before it, on deals no earlier run has shown, gives a 95% interval that no
+look at those deals has chosen.
 """
 
 from __future__ import annotations
@@ -61,10 +65,15 @@ def chooser(player: str) -> Chooser:
     return lambda state, seat: bot_action(state, seat, player)
 
 
-def play(rule_set: str, players: tuple[str, ...], match: int, timings: dict[str, list[float]]) -> list[list[int]]:
-    """One match of HANDS_PER_MATCH hands; the deltas of each hand."""
+DEALS = "bench-bots"  # the label of the default deals
+
+
+def play(
+    rule_set: str, players: tuple[str, ...], match: int, timings: dict[str, list[float]], deals: str = DEALS
+) -> list[list[int]]:
+    """One match of HANDS_PER_MATCH hands from the deals `deals/<rule set>/<match>`; the deltas of each hand."""
     variant, options = RULE_SETS[rule_set]
-    seeds = seeds_from(f"bench-bots/{rule_set}/{match}")
+    seeds = seeds_from(f"{deals}/{rule_set}/{match}")
     choose = [chooser(p) for p in players]
     state = initial_state()
     out = []
@@ -85,14 +94,16 @@ def play(rule_set: str, players: tuple[str, ...], match: int, timings: dict[str,
     return out
 
 
-def seating(rule_set: str, lone: str, others: str, hands: int, timings: dict[str, list[float]]) -> list[float]:
+def seating(
+    rule_set: str, lone: str, others: str, hands: int, timings: dict[str, list[float]], deals: str = DEALS
+) -> list[float]:
     """Per hand: the lone player's score minus the mean of the three others'."""
     diffs: list[float] = []
     match = 0
     while len(diffs) < hands:
         seat = match % 4
         players = tuple(lone if s == seat else others for s in range(4))
-        for deltas in play(rule_set, players, match, timings):
+        for deltas in play(rule_set, players, match, timings, deals):
             rest = [deltas[s] for s in range(4) if s != seat]
             diffs.append(deltas[seat] - statistics.fmean(rest))
         match += 1
@@ -130,13 +141,14 @@ def main() -> None:
     parser.add_argument("--pairs", nargs="+", default=DEFAULT_PAIRS, help="A:B pairs (levels or greedy)")
     parser.add_argument("--seating", choices=["both", "one-a", "one-b"], default="both", help="the seatings to play")
     parser.add_argument("--duplicate", action="store_true", help="also play each seating's control (see above)")
+    parser.add_argument("--deals", default=DEALS, help=f"the label of the fixed deals (default {DEALS}; see above)")
     args = parser.parse_args()
     for pair in args.pairs:
         a, b = pair.split(":")
         for p in (a, b):
             if p != "greedy" and p not in LEVELS:
                 parser.error(f"unknown player {p!r}: {', '.join(LEVELS)} or greedy")
-    print(f"{args.hands} hands per seating; load average {os.getloadavg()[0]:.2f} at start")
+    print(f"{args.hands} hands per seating, deals {args.deals}; load average {os.getloadavg()[0]:.2f} at start")
     timings: dict[str, list[float]] = {}
     for rule_set in args.rules:
         for pair in args.pairs:
@@ -144,12 +156,12 @@ def main() -> None:
             started = time.perf_counter()
             figures = []
             if args.seating != "one-b":
-                raw = seating(rule_set, a, b, args.hands, timings)
-                control = seating(rule_set, b, b, args.hands, {}) if args.duplicate else None
+                raw = seating(rule_set, a, b, args.hands, timings, args.deals)
+                control = seating(rule_set, b, b, args.hands, {}, args.deals) if args.duplicate else None
                 figures.append(f"one {a} vs three {b} {figure(raw, control)}")
             if args.seating != "one-a":
-                raw = [-d for d in seating(rule_set, b, a, args.hands, timings)]
-                control = [-d for d in seating(rule_set, a, a, args.hands, {})] if args.duplicate else None
+                raw = [-d for d in seating(rule_set, b, a, args.hands, timings, args.deals)]
+                control = [-d for d in seating(rule_set, a, a, args.hands, {}, args.deals)] if args.duplicate else None
                 figures.append(f"one {b} vs three {a} {figure(raw, control)}")
             print(
                 f"{TITLES[rule_set]:10s} {a} - {b} per hand: {'; '.join(figures)}  ({time.perf_counter() - started:.0f} s)",

@@ -24,3 +24,13 @@ def test_given_one_player_among_three_alike_then_its_figure_is_the_deals_luck_al
     # then it is the same figure (fixed seeds) and, against itself, 0 in every hand
     assert first == again
     assert "(duplicate  +0.00 ± 0.00, 0 hands differ)" in figure(first, again)
+
+
+def test_given_another_deals_label_then_other_deals_are_played_and_the_default_label_is_bench_bots():
+    # given the same players, when the first match is played from the default deals and from others
+    default = seating("kdd", "greedy", "greedy", 8, {})
+    named = seating("kdd", "greedy", "greedy", 8, {}, "bench-bots")
+    fresh = seating("kdd", "greedy", "greedy", 8, {}, "bench-bots-fresh")
+    # then the default is the label bench-bots, and another label deals other hands
+    assert default == named
+    assert fresh != default
